@@ -1,0 +1,105 @@
+/*
+ * warpred.h -- libwarpred public API: parallel reductions and prefix scans.
+ *
+ * One C API over two backends (cpu: OpenMP on the host; cuda: a run-time
+ * loaded plugin).  Every function returns a wr_status; on failure a one-line
+ * reason is available from wr_context_error().  The library never prints.
+ *
+ * Names and signatures in this header are a contract: do not change them.
+ */
+#ifndef WARPRED_H
+#define WARPRED_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(WR_BUILDING_LIBRARY) && defined(__GNUC__)
+#  define WR_API __attribute__((visibility("default")))
+#else
+#  define WR_API
+#endif
+
+#define WR_VERSION_MAJOR 0
+#define WR_VERSION_MINOR 1
+#define WR_VERSION_PATCH 0
+
+/* The library's version as "MAJOR.MINOR.PATCH" (the run-time library's, which
+ * may differ from the WR_VERSION_* macros this program was compiled with). */
+WR_API const char *wr_version(void);
+
+typedef enum wr_status {
+    WR_SUCCESS = 0,
+    WR_ERR_INVALID_ARG,  /* NULL buffer, enum out of range, rows*cols overflow, bad offsets,
+                            overlapping buffers, memory the backend cannot reach */
+    WR_ERR_UNSUPPORTED,  /* op not defined for the type (bitwise ops on float/double) */
+    WR_ERR_EMPTY,        /* argmin/argmax over zero elements */
+    WR_ERR_NO_BACKEND,   /* backend not built, plugin missing/refused, or no device */
+    WR_ERR_NO_MEMORY,
+    WR_ERR_DEVICE        /* a device or driver call failed */
+} wr_status;
+
+/* A static English description of s; never NULL, also for unknown values. */
+WR_API const char *wr_status_string(wr_status s);
+
+typedef enum wr_type { WR_INT32, WR_INT64, WR_UINT32, WR_UINT64, WR_FLOAT, WR_DOUBLE } wr_type;
+typedef enum wr_op { WR_SUM, WR_PROD, WR_MIN, WR_MAX, WR_BAND, WR_BOR, WR_BXOR } wr_op;
+typedef enum wr_backend { WR_BACKEND_AUTO, WR_BACKEND_CPU, WR_BACKEND_CUDA } wr_backend;
+
+/* Size in bytes of one element of type t, or 0 if t is not a wr_type. */
+WR_API size_t wr_type_size(wr_type t);
+
+typedef struct wr_context wr_context;
+
+/* Create a context that runs calls on `backend` (WARPRED_BACKEND in the
+ * environment overrides it).  AUTO loads the CUDA plugin when it is usable and
+ * falls back to the cpu backend silently; CUDA fails with WR_ERR_NO_BACKEND when
+ * the plugin is missing, refused or finds no device.  On failure *ctx is set to
+ * NULL and wr_context_error(NULL) gives the reason.
+ * Returns WR_SUCCESS, WR_ERR_INVALID_ARG, WR_ERR_NO_BACKEND or WR_ERR_NO_MEMORY. */
+WR_API wr_status   wr_context_create(wr_context **ctx, wr_backend backend);
+/* Release the context and everything it holds.  NULL is a no-op. */
+WR_API void        wr_context_destroy(wr_context *ctx);            /* NULL is a no-op */
+/* 1 if calls on ctx can run on backend b (AUTO: always 1), else 0. */
+WR_API int         wr_context_has_backend(const wr_context *ctx, wr_backend b);
+/* The backend (CPU or CUDA) that ran the last successful call on ctx, or
+ * WR_BACKEND_AUTO if none has run yet. */
+WR_API wr_backend  wr_context_last_backend(const wr_context *ctx); /* which one ran the last call */
+/* A one-line description of the backends, e.g.
+ * "cpu: OpenMP, 16 threads; cuda: NVIDIA H200 (sm_90)". */
+WR_API const char *wr_context_describe(const wr_context *ctx);
+/* The reason for the failure of the calling thread's most recent call on ctx,
+ * or "" if that call succeeded.  With ctx == NULL: the reason the calling
+ * thread's last wr_context_create (or call with a NULL context) failed. */
+WR_API const char *wr_context_error(const wr_context *ctx);        /* detail of the last failure, "" if none */
+
+/* MPI-style argument order: input, output, count, type, op.
+ *
+ * wr_reduce:  out[0] = in[0] op in[1] op ... op in[count-1] (identity if count == 0).
+ * wr_scan:    out[i] = in[0] op ... op in[i]                (inclusive).
+ * wr_exscan:  out[0] = identity, out[i] = in[0] op ... op in[i-1] (exclusive).
+ * out == in is allowed for scans; any other overlap is WR_ERR_INVALID_ARG.
+ * A pointer may be NULL only when no element is read or written through it. */
+WR_API wr_status wr_reduce (wr_context *ctx, const void *in, void *out, size_t count, wr_type type, wr_op op);
+WR_API wr_status wr_scan   (wr_context *ctx, const void *in, void *out, size_t count, wr_type type, wr_op op); /* inclusive */
+WR_API wr_status wr_exscan (wr_context *ctx, const void *in, void *out, size_t count, wr_type type, wr_op op); /* exclusive */
+/* out[r] = reduction of row r of the row-major rows x cols matrix in. */
+WR_API wr_status wr_reduce_rows(wr_context *ctx, const void *in, void *out,
+                         size_t rows, size_t cols, wr_type type, wr_op op);      /* row-major */
+/* out[s] = reduction of in[offsets[s] .. offsets[s+1]-1]; offsets has
+ * nsegments+1 non-decreasing entries; an empty segment gives the identity. */
+WR_API wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out,
+                         size_t nsegments, const size_t *offsets, wr_type type, wr_op op);
+/* *index = first index of the minimum (maximum); if a NaN is present, the first
+ * NaN's index.  value (may be NULL) receives in[*index].  count == 0 gives
+ * WR_ERR_EMPTY and writes nothing. */
+WR_API wr_status wr_argmin(wr_context *ctx, const void *in, size_t count, wr_type type, size_t *index, void *value);
+WR_API wr_status wr_argmax(wr_context *ctx, const void *in, size_t count, wr_type type, size_t *index, void *value);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* WARPRED_H */

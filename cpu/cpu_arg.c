@@ -107,6 +107,7 @@ wr_status wrc_argext(const void *in, size_t count, wr_type type, int is_max, siz
 
     while ((nb + cb - 1) / cb > WRC_CHUNKS_MAX) cb *= 2;
     nc = (nb + cb - 1) / cb;
+    part[0] = 0;                        /* count >= 1, so nc >= 1 */
     if (count >= WRC_PAR_MIN && wrc_max_threads() > 1) {
         WRC_PRAGMA(omp parallel for schedule(static))
         for (c = 0; c < nc; c++)

@@ -59,7 +59,7 @@
 /* Scan block: output i = base(block) op scan-inside-block(i).  Small enough
  * that a float scan inside a block stays within 6e-5 relative even as one
  * sequential chain; bases are carried in double. */
-#define WRC_SCAN_BLOCK 1024
+#define WRC_SCAN_BLOCK 1008
 /* Blocks scanned side by side in one pass (independent dependency chains). */
 #define WRC_SCAN_WAYS 8
 /* Input bytes one thread handles per round of the parallel scan: read once

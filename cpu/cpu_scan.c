@@ -17,20 +17,15 @@
  * Block totals come from the reduce block kernel, so every output is a fixed
  * function of the input and the count, whatever the number of threads.
  *
- * Parallel form (a "reduce-then-scan" in rounds, as in Merrill and
- * Garland's single-pass scan, made cache-sized for the CPU): each round, every
- * thread takes the next run of blocks (about WRC_SCAN_ROUND_BYTES), sums its
- * blocks while reading them from memory, meets the others at one barrier,
- * computes the carry through all blocks of the round (a few hundred steps:
- * cheaper than a second barrier), and scans its run again while it is still
- * in its L2, WRC_SCAN_WAYS blocks side by side so that the dependency
- * chains overlap.  The input is read from memory once and the output written
- * once, with streaming stores when it is larger than the caches.
+ * Parallel form: a chained single pass over runs of blocks of about
+ * WRC_SCAN_ROUND_BYTES (see wrc_scan): each run is read from memory once to
+ * sum its blocks, and scanned again while it is still in L2, WRC_SCAN_WAYS
+ * blocks side by side so that their dependency chains overlap.  The output
+ * is written once, with streaming stores when it is larger than the caches.
  */
 #include <config.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #if defined(__SSE2__)
 #  include <emmintrin.h>
@@ -180,13 +175,14 @@ static inline double wrc_dop(wr_op op, double a, double b)
         for (w = 0; w < nblk; w++) wrc_sbase_##sfx##_##op(&bases[w], &hi[w], &acc[w]); \
         if (nblk == W && len_last == S) {                                        \
             for (k0 = 0; k0 < S; k0 += SL) {                                     \
+                size_t len = S - k0 < SL ? S - k0 : SL;                          \
                 T *dst = stream ? stage : out + k0;                              \
                 size_t ds = stream ? SL : S;                                     \
-                if (exclusive) wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, SL, 1); \
-                else           wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, SL, 0); \
+                if (exclusive) wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, len, 1); \
+                else           wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, len, 0); \
                 if (stream)                                                      \
                     for (w = 0; w < W; w++)                                      \
-                        wrc_stream_copy(out + w * S + k0, stage + w * SL, SL * sizeof(T)); \
+                        wrc_stream_copy(out + w * S + k0, stage + w * SL, len * sizeof(T)); \
             }                                                                    \
         } else {                 /* the end of the array: one block at a time */ \
             for (w = 0; w < nblk; w++) {                                         \
@@ -233,6 +229,37 @@ static void scan_blocks(const struct wrc_scan *k, const char *in, char *out, siz
     }
 }
 
+/*
+ * The hand-off between consecutive runs: run j publishes the carry after its
+ * last block in slot j % WRC_SCAN_SLOTS and then sets seq to j + 1.  Run j+1
+ * reads it before it publishes its own, so by the time run j + SLOTS reuses
+ * the slot its reader is done (any ring of two or more slots is safe).
+ */
+#define WRC_SCAN_SLOTS 64
+struct wrc_slot {
+    struct wrc_carry carry;
+    size_t seq;                        /* accessed atomically */
+    char pad[64 - (sizeof(struct wrc_carry) + sizeof(size_t)) % 64];
+};
+
+#ifdef _OPENMP
+/* Wait until *seq == want: spin briefly, then give the processor away, so
+ * that an oversubscribed machine still runs the thread being waited for. */
+static void wait_seq(const size_t *seq, size_t want)
+{
+    unsigned spins = 0;
+    while (__atomic_load_n(seq, __ATOMIC_ACQUIRE) != want) {
+        if (++spins < 256) {
+#if defined(__SSE2__)
+            _mm_pause();
+#endif
+        } else {
+            sched_yield();
+        }
+    }
+}
+#endif
+
 wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op op, int exclusive,
                    char *err)
 {
@@ -241,54 +268,64 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
     const char *x = (const char *)in;
     char *y = (char *)out;
     size_t nb = (count + WRC_SCAN_BLOCK - 1) / WRC_SCAN_BLOCK;
-    size_t run = WRC_SCAN_ROUND_BYTES / (WRC_SCAN_BLOCK * k->size);   /* blocks per thread per round */
-    int stream = count * k->size >= WRC_STREAM_MIN_BYTES;
+    /* out == in: the lines are in cache already, plain stores cost no extra read */
+    int stream = count * k->size >= WRC_STREAM_MIN_BYTES && in != out;
     int nt = wrc_max_threads();
+    (void)err;
 
-    if (nt > 1 && nb > (size_t)nt && count >= 4 * WRC_PAR_MIN) {
-        union wrc_val *tot;
-        /* fewer blocks per round when the array is small, so every thread works */
-        size_t even = (nb + (size_t)nt - 1) / (size_t)nt;
+#ifdef _OPENMP
+    if (nt > 1 && count >= 4 * WRC_PAR_MIN) {
+        /*
+         * Chained single pass (StreamScan, Yan, Long and Zhang, PPoPP 2013;
+         * CUB's decoupled look-back without the look-back, since summing
+         * predecessors' aggregates in whatever grouping happens to be ready
+         * would make floating results depend on timing).  Threads take runs
+         * of blocks in order from a counter; a run sums its blocks while
+         * reading them from memory, waits for the carry of the run before
+         * it, passes its own on, then scans its blocks while they are still
+         * in cache.
+         */
+        struct wrc_slot slot[WRC_SCAN_SLOTS];
+        size_t next = 0, run, nruns, i;
+        size_t even = (nb + 2 * (size_t)nt - 1) / (2 * (size_t)nt);  /* every thread busy */
+        /* blocks per run: whole tiles, at most WRC_SCAN_ROUND_BYTES */
+        run = WRC_SCAN_ROUND_BYTES / (WRC_SCAN_BLOCK * k->size) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
         even = (even + WRC_SCAN_WAYS - 1) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
-        if (even < run) run = even;
-        tot = (union wrc_val *)malloc(2 * (size_t)nt * run * sizeof *tot);
-        if (tot == NULL) {
-            snprintf(err, WR_ERRLEN, "out of memory for %d threads' block totals", nt);
-            return WR_ERR_NO_MEMORY;
-        }
+        if (run > even) run = even;
+        nruns = (nb + run - 1) / run;
+        for (i = 0; i < WRC_SCAN_SLOTS; i++) slot[i].seq = 0;
         WRC_PRAGMA(omp parallel num_threads(nt))
         {
-#ifdef _OPENMP
-            size_t team = (size_t)omp_get_num_threads(), me = (size_t)omp_get_thread_num();
-#else
-            size_t team = 1, me = 0;
-#endif
+            union wrc_val t[WRC_SCAN_RUN_MAX];
             struct wrc_carry carry, bases[WRC_SCAN_RUN_MAX];
-            size_t per_round = team * run, rounds = (nb + per_round - 1) / per_round, r;
-            k->start(&carry);
-            for (r = 0; r < rounds; r++) {
-                union wrc_val *t = tot + (r & 1) * (size_t)nt * run;
-                size_t rb = r * per_round, re = rb + per_round < nb ? rb + per_round : nb;
-                size_t b0 = rb + me * run < re ? rb + me * run : re;
-                size_t b1 = b0 + run < re ? b0 + run : re;
-                block_totals(red, x, count, b0, b1, t + (b0 - rb));
-                /* totals of this round are read after the barrier; those of
-                 * the next round go to the other half of tot, which nobody
-                 * reads any more once everybody has passed this barrier */
-                WRC_PRAGMA(omp barrier)
-                k->advance(&carry, t, b0 - rb, NULL);
-                k->advance(&carry, t + (b0 - rb), b1 - b0, bases);
-                k->advance(&carry, t + (b1 - rb), re - b1, NULL);
+            size_t j;
+            while ((j = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED)) < nruns) {
+                size_t b0 = j * run, b1 = b0 + run < nb ? b0 + run : nb;
+                struct wrc_slot *mine = &slot[j % WRC_SCAN_SLOTS];
+                block_totals(red, x, count, b0, b1, t);
+                if (j == 0) {
+                    k->start(&carry);
+                } else {
+                    const struct wrc_slot *prev = &slot[(j - 1) % WRC_SCAN_SLOTS];
+                    wait_seq(&prev->seq, j);
+                    carry = prev->carry;
+                }
+                k->advance(&carry, t, b1 - b0, bases);
+                mine->carry = carry;
+                __atomic_store_n(&mine->seq, j + 1, __ATOMIC_RELEASE);
                 scan_blocks(k, x, y, count, b0, b1, bases, exclusive, stream);
             }
             if (stream) wrc_stream_fence();
         }
-        free(tot);
-    } else {
-        /* the same computation, one tile at a time */
+        return WR_SUCCESS;
+    }
+#endif
+    {
+        /* the same computation in this thread, WRC_SCAN_WAYS blocks at a time */
         union wrc_val t[WRC_SCAN_WAYS];
         struct wrc_carry carry, bases[WRC_SCAN_WAYS];
         size_t b;
+        (void)nt;
         k->start(&carry);
         for (b = 0; b < nb; b += WRC_SCAN_WAYS) {
             size_t b1 = b + WRC_SCAN_WAYS < nb ? b + WRC_SCAN_WAYS : nb;

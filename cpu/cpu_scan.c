@@ -353,17 +353,61 @@ static void block_totals(const struct wrc_red *red, const char *in, size_t count
     }
 }
 
-/* Scan blocks [b0, b1) with their bases, WRC_SCAN_WAYS at a time. */
-static void scan_blocks(const struct wrc_scan *k, const char *in, char *out, size_t count, size_t b0,
-                        size_t b1, const struct wrc_carry *bases, int exclusive, int stream)
+/* Ask for bytes [p, p + len) to be brought into L2 (no-op without GCC builtins). */
+static void prefetch_range(const char *p, size_t len)
 {
-    size_t nb = (count + WRC_SCAN_BLOCK - 1) / WRC_SCAN_BLOCK, b;
+#if defined(__GNUC__)
+    size_t i;
+    for (i = 0; i < len; i += 64) __builtin_prefetch(p + i, 0, 2);
+#else
+    (void)p;
+    (void)len;
+#endif
+}
+
+/* One run of the scan: what a thread knows about the call. */
+struct wrc_scan_call {
+    const struct wrc_scan *k;
+    const struct wrc_red *red;
+    const char *in;
+    char *out;
+    size_t count, nb, run;        /* elements, blocks, blocks per run */
+    int exclusive, stream;
+};
+
+/*
+ * Scan blocks [b0, b1) with their bases, WRC_SCAN_WAYS at a time.  While a
+ * tile is scanned, the matching part of the run this thread does next (pf:
+ * its first input byte, pf_len bytes, or NULL) is prefetched, so that its
+ * reading from memory overlaps this run's arithmetic instead of following it.
+ */
+static void scan_blocks(const struct wrc_scan_call *c, size_t b0, size_t b1, const struct wrc_carry *bases,
+                        const char *pf, size_t pf_len)
+{
+    size_t tile = WRC_SCAN_WAYS * WRC_SCAN_BLOCK * c->k->size, b, done = 0;
     for (b = b0; b < b1; b += WRC_SCAN_WAYS) {
         size_t nblk = b1 - b < WRC_SCAN_WAYS ? b1 - b : WRC_SCAN_WAYS;
-        size_t len_last = b + nblk == nb ? count - (nb - 1) * WRC_SCAN_BLOCK : WRC_SCAN_BLOCK;
-        size_t off = b * WRC_SCAN_BLOCK * k->size;
-        k->tile(in + off, out + off, nblk, len_last, bases + (b - b0), exclusive, stream);
+        size_t len_last = b + nblk == c->nb ? c->count - (c->nb - 1) * WRC_SCAN_BLOCK : WRC_SCAN_BLOCK;
+        size_t off = b * WRC_SCAN_BLOCK * c->k->size;
+        c->k->tile(c->in + off, c->out + off, nblk, len_last, bases + (b - b0), c->exclusive, c->stream);
+        if (pf != NULL && done < pf_len) {
+            size_t len = pf_len - done < tile ? pf_len - done : tile;
+            prefetch_range(pf + done, len);
+            done += len;
+        }
     }
+}
+
+/* Input bytes of run j (NULL when there is none). */
+static const char *run_start(const struct wrc_scan_call *c, size_t j, size_t *len)
+{
+    size_t b0 = j * c->run, b1 = b0 + c->run < c->nb ? b0 + c->run : c->nb;
+    if (b0 >= c->nb) {
+        *len = 0;
+        return NULL;
+    }
+    *len = ((b1 == c->nb ? c->count : b1 * WRC_SCAN_BLOCK) - b0 * WRC_SCAN_BLOCK) * c->k->size;
+    return c->in + b0 * WRC_SCAN_BLOCK * c->k->size;
 }
 
 /* exscan's out[0] is the identity (+0 for float SUM, whose chains start
@@ -411,18 +455,26 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
                    char *err)
 {
     struct wrc_scan kern = wrc_scan_tab[type][op];
-    const struct wrc_scan *k = &kern;
-    const struct wrc_red *red = wrc_red_kernels(type, op);
-    const char *x = (const char *)in;
-    char *y = (char *)out;
-    size_t nb = (count + WRC_SCAN_BLOCK - 1) / WRC_SCAN_BLOCK;
-    /* out == in: the lines are in cache already, plain stores cost no extra read */
-    int stream = count * k->size >= WRC_STREAM_MIN_BYTES && in != out;
+    struct wrc_scan_call c;
+    union wrc_val t[WRC_SCAN_RUN_MAX];
+    struct wrc_carry carry, bases[WRC_SCAN_RUN_MAX];
+    size_t j, nruns;
     int nt = wrc_max_threads();
     (void)err;
 #if defined(__SSE2__)
     if (op == WR_SUM) kern.tile = wrc_vtile_tab[type];
 #endif
+    c.k = &kern;
+    c.red = wrc_red_kernels(type, op);
+    c.in = (const char *)in;
+    c.out = (char *)out;
+    c.count = count;
+    c.nb = (count + WRC_SCAN_BLOCK - 1) / WRC_SCAN_BLOCK;
+    c.exclusive = exclusive;
+    /* out == in: the lines are in cache already, plain stores cost no extra read */
+    c.stream = count * kern.size >= WRC_STREAM_MIN_BYTES && in != out;
+    /* blocks per run: whole tiles, at most WRC_SCAN_ROUND_BYTES */
+    c.run = WRC_SCAN_ROUND_BYTES / (WRC_SCAN_BLOCK * kern.size) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
 
 #ifdef _OPENMP
     if (nt > 1 && count >= 4 * WRC_PAR_MIN) {
@@ -433,60 +485,57 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
          * would make floating results depend on timing).  Threads take runs
          * of blocks in order from a counter; a run sums its blocks while
          * reading them from memory, waits for the carry of the run before
-         * it, passes its own on, then scans its blocks while they are still
-         * in cache.
+         * it, passes its own on, takes its next run and scans this one while
+         * it is still in cache, prefetching the next.
          */
         struct wrc_slot slot[WRC_SCAN_SLOTS];
-        size_t next = 0, run, nruns, i;
-        size_t even = (nb + 2 * (size_t)nt - 1) / (2 * (size_t)nt);  /* every thread busy */
-        /* blocks per run: whole tiles, at most WRC_SCAN_ROUND_BYTES */
-        run = WRC_SCAN_ROUND_BYTES / (WRC_SCAN_BLOCK * k->size) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
+        size_t next = 0, i;
+        size_t even = (c.nb + 2 * (size_t)nt - 1) / (2 * (size_t)nt);    /* every thread busy */
         even = (even + WRC_SCAN_WAYS - 1) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
-        if (run > even) run = even;
-        nruns = (nb + run - 1) / run;
+        if (c.run > even) c.run = even;
+        nruns = (c.nb + c.run - 1) / c.run;
         for (i = 0; i < WRC_SCAN_SLOTS; i++) slot[i].seq = 0;
-        WRC_PRAGMA(omp parallel num_threads(nt))
+        WRC_PRAGMA(omp parallel num_threads(nt) private(t, carry, bases, j))
         {
-            union wrc_val t[WRC_SCAN_RUN_MAX];
-            struct wrc_carry carry, bases[WRC_SCAN_RUN_MAX];
-            size_t j;
-            while ((j = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED)) < nruns) {
-                size_t b0 = j * run, b1 = b0 + run < nb ? b0 + run : nb;
+            j = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+            while (j < nruns) {
+                size_t b0 = j * c.run, b1 = b0 + c.run < c.nb ? b0 + c.run : c.nb, jn, pf_len;
                 struct wrc_slot *mine = &slot[j % WRC_SCAN_SLOTS];
-                block_totals(red, x, count, b0, b1, t);
+                const char *pf;
+                block_totals(c.red, c.in, count, b0, b1, t);
                 if (j == 0) {
-                    k->start(&carry);
+                    kern.start(&carry);
                 } else {
                     const struct wrc_slot *prev = &slot[(j - 1) % WRC_SCAN_SLOTS];
                     wait_seq(&prev->seq, j);
                     carry = prev->carry;
                 }
-                k->advance(&carry, t, b1 - b0, bases);
+                kern.advance(&carry, t, b1 - b0, bases);
                 mine->carry = carry;
                 __atomic_store_n(&mine->seq, j + 1, __ATOMIC_RELEASE);
-                scan_blocks(k, x, y, count, b0, b1, bases, exclusive, stream);
+                jn = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+                pf = run_start(&c, jn, &pf_len);
+                scan_blocks(&c, b0, b1, bases, pf, pf_len);
+                j = jn;
             }
-            if (stream) wrc_stream_fence();
+            if (c.stream) wrc_stream_fence();
         }
-        set_first(red, out, exclusive);
+        set_first(c.red, out, exclusive);
         return WR_SUCCESS;
     }
 #endif
-    {
-        /* the same computation in this thread, WRC_SCAN_WAYS blocks at a time */
-        union wrc_val t[WRC_SCAN_WAYS];
-        struct wrc_carry carry, bases[WRC_SCAN_WAYS];
-        size_t b;
-        (void)nt;
-        k->start(&carry);
-        for (b = 0; b < nb; b += WRC_SCAN_WAYS) {
-            size_t b1 = b + WRC_SCAN_WAYS < nb ? b + WRC_SCAN_WAYS : nb;
-            block_totals(red, x, count, b, b1, t);
-            k->advance(&carry, t, b1 - b, bases);
-            scan_blocks(k, x, y, count, b, b1, bases, exclusive, stream);
-        }
-        if (stream) wrc_stream_fence();
+    /* the same runs in this thread */
+    (void)nt;
+    nruns = (c.nb + c.run - 1) / c.run;
+    kern.start(&carry);
+    for (j = 0; j < nruns; j++) {
+        size_t b0 = j * c.run, b1 = b0 + c.run < c.nb ? b0 + c.run : c.nb, pf_len;
+        const char *pf = run_start(&c, j + 1, &pf_len);
+        block_totals(c.red, c.in, count, b0, b1, t);
+        kern.advance(&carry, t, b1 - b0, bases);
+        scan_blocks(&c, b0, b1, bases, pf, pf_len);
     }
-    set_first(red, out, exclusive);
+    if (c.stream) wrc_stream_fence();
+    set_first(c.red, out, exclusive);
     return WR_SUCCESS;
 }

@@ -114,8 +114,11 @@ WRC_TYPES(WRC_DEF_MINMAX)
             for (l = 0; l < L; l++) acc[l] = wr_##op##_##sfx(acc[l], x[i + l]);  \
         }                                                                        \
         for (l = 0; i < n; i++, l++) acc[l] = wr_##op##_##sfx(acc[l], x[i]);     \
-        for (h = L / 2; h > 0; h /= 2)                                           \
+        WRC_UNROLL                                                               \
+        for (h = L / 2; h > 0; h /= 2) {                                         \
+            WRC_UNROLL                                                           \
             for (l = 0; l < h; l++) acc[l] = wr_##op##_##sfx(acc[l], acc[l + h]); \
+        }                                                                        \
         return acc[0];                                                           \
     }                                                                            \
     static void wrc_ident_##sfx##_##op(union wrc_val *v)                         \

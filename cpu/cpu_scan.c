@@ -52,6 +52,9 @@ struct wrc_scan {
                  int exclusive, int stream, const char *pf);
 };
 
+/* Bytes of scanned blocks the SSE2 kernel stages in L1 before streaming them
+ * out (whole blocks: 4 of float, 2 of double). */
+#define WRC_SCAN_STAGE 16384
 /* Elements of one way staged per step before streaming them out. */
 #define WRC_SCAN_SLICE 128
 /* Most blocks a thread takes per round (the smallest type has 4 bytes). */
@@ -215,10 +218,13 @@ static const struct wrc_scan wrc_scan_tab[WRC_NTYPES][WRC_NOPS] = {
  * SUM on x86-64: the scan inside a block in SSE2 registers.  Each vector of
  * 16 bytes gets its own prefix by shift-and-add (Hillis and Steele inside
  * the register: log2(lanes) steps), then the running total of the block is
- * added and advanced by the vector's last lane.  The chain from one vector
- * to the next is a single add, and two blocks go side by side, so the scan
- * runs near the speed of its loads and stores.  Same structure as the
- * generic kernel: out = hi + (start + prefix inside the block).
+ * added; the new running total is the last lane (a shuffle).  The chain
+ * from one vector to the next is one add and one shuffle, and four blocks go
+ * side by side, so the scan runs near the speed of its loads and stores.
+ * Lanes shifted in hold the neutral (-0 for floats), so a scan of -0s stays
+ * -0.  Same structure as the generic kernel: out = hi + (start + prefix
+ * inside the block); an inclusive output is bit for bit what the generic
+ * kernel's first-order sum would be only for integers, but it is as fixed.
  */
 static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
 {
@@ -251,7 +257,9 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
         const T f2[16 / sizeof(T)] = { WRC_NEUTRAL(T, WR_SUM, 0), WRC_NEUTRAL(T, WR_SUM, 0) }; \
         const __m128i fill1 = _mm_loadu_si128((const __m128i *)(const void *)f1); \
         const __m128i fill2 = _mm_loadu_si128((const __m128i *)(const void *)f2); \
+        __m128i c[4], h[4];                 /* in registers, not through carry */ \
         size_t k, w;                                                             \
+        for (w = 0; w < ways; w++) { c[w] = carry[w]; h[w] = hi[w]; }            \
         for (k = 0; k < n; k += 16 / sizeof(T)) {                                \
             if (pf != NULL) WRC_PREFETCH(pf + k * ways * sizeof(T));             \
             WRC_UNROLL                                                           \
@@ -261,14 +269,20 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
                 l = wrc_vadd_##sfx(l, _mm_or_si128(_mm_slli_si128(l, sizeof(T)), fill1)); \
                 if (sizeof(T) == 4)                                              \
                     l = wrc_vadd_##sfx(l, _mm_or_si128(_mm_slli_si128(l, 8), fill2)); \
-                r = wrc_vadd_##sfx(carry[w], exclusive ? _mm_or_si128(_mm_slli_si128(l, sizeof(T)), fill1) : l); \
-                carry[w] = wrc_vadd_##sfx(carry[w], sizeof(T) == 4 ? _mm_shuffle_epi32(l, 0xff) \
-                                                                   : _mm_shuffle_epi32(l, 0xee)); \
-                r = wrc_vadd_##sfx(hi[w], r);                                    \
+                if (exclusive) {                                                 \
+                    r = wrc_vadd_##sfx(c[w], _mm_or_si128(_mm_slli_si128(l, sizeof(T)), fill1)); \
+                    c[w] = wrc_vadd_##sfx(c[w], sizeof(T) == 4 ? _mm_shuffle_epi32(l, 0xff) \
+                                                               : _mm_shuffle_epi32(l, 0xee)); \
+                } else {        /* the last lane is the new running total */    \
+                    r = wrc_vadd_##sfx(c[w], l);                                 \
+                    c[w] = sizeof(T) == 4 ? _mm_shuffle_epi32(r, 0xff) : _mm_shuffle_epi32(r, 0xee); \
+                }                                                                \
+                r = wrc_vadd_##sfx(h[w], r);                                     \
                 if (stream) _mm_stream_si128((__m128i *)(void *)(out + w * WRC_SCAN_BLOCK + k), r); \
                 else _mm_storeu_si128((__m128i *)(void *)(out + w * WRC_SCAN_BLOCK + k), r); \
             }                                                                    \
         }                                                                        \
+        for (w = 0; w < ways; w++) carry[w] = c[w];                              \
     }                                                                            \
     /* the loop above with constant ways, exclusive and stream, so that the   */ \
     /* running totals stay in registers */                                     \
@@ -276,7 +290,15 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
                                            const __m128i *hi, __m128i *carry,    \
                                            int exclusive, int stream, const char *pf) \
     {                                                                            \
-        if (ways == 2) {                                                         \
+        if (ways == 4) {                                                         \
+            if (exclusive) {                                                     \
+                if (stream) wrc_vrun_##sfx(in, out, 4, n, hi, carry, 1, 1, pf);  \
+                else        wrc_vrun_##sfx(in, out, 4, n, hi, carry, 1, 0, pf);  \
+            } else {                                                             \
+                if (stream) wrc_vrun_##sfx(in, out, 4, n, hi, carry, 0, 1, pf);  \
+                else        wrc_vrun_##sfx(in, out, 4, n, hi, carry, 0, 0, pf);  \
+            }                                                                    \
+        } else if (ways == 2) {                                                  \
             if (exclusive) {                                                     \
                 if (stream) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 1, pf);      \
                 else        wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 0, pf);      \
@@ -312,7 +334,23 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
             hi[w] = wrc_vset_##sfx(h[w]);                                        \
             carry[w] = wrc_vset_##sfx(start);                                    \
         }                                                                        \
-        for (w = 0; w + 2 <= nfull; w += 2)                                      \
+        w = 0;                                                                   \
+        if (stream) {                                                            \
+            /* several blocks side by side into an L1 buffer, then one      */ \
+            /* contiguous streaming copy: side-by-side streaming stores     */ \
+            /* would need as many write-combining buffers as blocks         */ \
+            enum { G = WRC_SCAN_STAGE / (S * sizeof(T)) };                       \
+            T stage[G * S];                                                      \
+            for (; w + G <= nfull; w += G) {                                     \
+                wrc_vrun2_##sfx(in + w * S, stage, G, S, hi + w, carry + w, exclusive, 0, \
+                                pf ? pf + w * S * sizeof(T) : NULL);             \
+                wrc_stream_copy(out + w * S, stage, sizeof stage);               \
+            }                                                                    \
+        }                                                                        \
+        for (; w + 4 <= nfull; w += 4)                                           \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 4, S, hi + w, carry + w, exclusive, stream, \
+                            pf ? pf + w * S * sizeof(T) : NULL);                 \
+        for (; w + 2 <= nfull; w += 2)                                           \
             wrc_vrun2_##sfx(in + w * S, out + w * S, 2, S, hi + w, carry + w, exclusive, stream, \
                             pf ? pf + w * S * sizeof(T) : NULL);                 \
         if (w < nfull)                                                           \

@@ -246,10 +246,12 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
         for (i = 0; i < 16 / sizeof(T); i++) lane[i] = v;                        \
         return _mm_loadu_si128((const __m128i *)(const void *)lane);             \
     }                                                                            \
-    /* ways blocks side by side, n elements each (a multiple of the lanes) */    \
+    /* ways blocks side by side, n elements each (a multiple of the lanes);   */ \
+    /* per step, prefetch what the step reads from pf and stream what it     */ \
+    /* writes from cps (an earlier stage) to cpd, when they are not NULL     */ \
     WRC_INLINE void wrc_vrun_##sfx(const T *in, T *out, size_t ways, size_t n, \
-                                          const __m128i *hi, __m128i *carry,     \
-                                          int exclusive, int stream, const char *pf) \
+                                   const __m128i *hi, __m128i *carry, int exclusive, \
+                                   const char *pf, const __m128i *cps, __m128i *cpd) \
     {                                                                            \
         /* lanes shifted in hold the neutral: -0 for floats (bits of the */     \
         /* sign only), 0 for integers */                                         \
@@ -258,10 +260,15 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
         const __m128i fill1 = _mm_loadu_si128((const __m128i *)(const void *)f1); \
         const __m128i fill2 = _mm_loadu_si128((const __m128i *)(const void *)f2); \
         __m128i c[4], h[4];                 /* in registers, not through carry */ \
-        size_t k, w;                                                             \
+        size_t k, w, j = 0;                                                      \
         for (w = 0; w < ways; w++) { c[w] = carry[w]; h[w] = hi[w]; }            \
         for (k = 0; k < n; k += 16 / sizeof(T)) {                                \
             if (pf != NULL) WRC_PREFETCH(pf + k * ways * sizeof(T));             \
+            if (cps != NULL) {                                                   \
+                for (w = 0; w < ways; w++)                                       \
+                    _mm_stream_si128(cpd + j + w, _mm_load_si128(cps + j + w));  \
+                j += ways;                                                       \
+            }                                                                    \
             WRC_UNROLL                                                           \
             for (w = 0; w < ways; w++) {                                         \
                 __m128i l = _mm_loadu_si128((const __m128i *)(const void *)(in + w * WRC_SCAN_BLOCK + k)); \
@@ -278,42 +285,26 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
                     c[w] = sizeof(T) == 4 ? _mm_shuffle_epi32(r, 0xff) : _mm_shuffle_epi32(r, 0xee); \
                 }                                                                \
                 r = wrc_vadd_##sfx(h[w], r);                                     \
-                if (stream) _mm_stream_si128((__m128i *)(void *)(out + w * WRC_SCAN_BLOCK + k), r); \
-                else _mm_storeu_si128((__m128i *)(void *)(out + w * WRC_SCAN_BLOCK + k), r); \
+                _mm_storeu_si128((__m128i *)(void *)(out + w * WRC_SCAN_BLOCK + k), r); \
             }                                                                    \
         }                                                                        \
         for (w = 0; w < ways; w++) carry[w] = c[w];                              \
     }                                                                            \
-    /* the loop above with constant ways, exclusive and stream, so that the   */ \
-    /* running totals stay in registers */                                     \
+    /* the loop above with constant ways and exclusive, so that the running  */ \
+    /* totals stay in registers */                                             \
     WRC_INLINE void wrc_vrun2_##sfx(const T *in, T *out, size_t ways, size_t n, \
-                                           const __m128i *hi, __m128i *carry,    \
-                                           int exclusive, int stream, const char *pf) \
+                                    const __m128i *hi, __m128i *carry, int exclusive, \
+                                    const char *pf, const __m128i *cps, __m128i *cpd) \
     {                                                                            \
         if (ways == 4) {                                                         \
-            if (exclusive) {                                                     \
-                if (stream) wrc_vrun_##sfx(in, out, 4, n, hi, carry, 1, 1, pf);  \
-                else        wrc_vrun_##sfx(in, out, 4, n, hi, carry, 1, 0, pf);  \
-            } else {                                                             \
-                if (stream) wrc_vrun_##sfx(in, out, 4, n, hi, carry, 0, 1, pf);  \
-                else        wrc_vrun_##sfx(in, out, 4, n, hi, carry, 0, 0, pf);  \
-            }                                                                    \
+            if (exclusive) wrc_vrun_##sfx(in, out, 4, n, hi, carry, 1, pf, cps, cpd); \
+            else           wrc_vrun_##sfx(in, out, 4, n, hi, carry, 0, pf, cps, cpd); \
         } else if (ways == 2) {                                                  \
-            if (exclusive) {                                                     \
-                if (stream) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 1, pf);      \
-                else        wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 0, pf);      \
-            } else {                                                             \
-                if (stream) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, 1, pf);      \
-                else        wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, 0, pf);      \
-            }                                                                    \
+            if (exclusive) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, pf, cps, cpd); \
+            else           wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, pf, cps, cpd); \
         } else {                                                                 \
-            if (exclusive) {                                                     \
-                if (stream) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, 1, pf);      \
-                else        wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, 0, pf);      \
-            } else {                                                             \
-                if (stream) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, 1, pf);      \
-                else        wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, 0, pf);      \
-            }                                                                    \
+            if (exclusive) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, pf, cps, cpd); \
+            else           wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, pf, cps, cpd); \
         }                                                                        \
     }                                                                            \
     static void wrc_vtile_##sfx(const void *vin, void *vout, size_t nblk,        \
@@ -336,31 +327,34 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
         }                                                                        \
         w = 0;                                                                   \
         if (stream) {                                                            \
-            /* several blocks side by side into an L1 buffer, then one      */ \
-            /* contiguous streaming copy: side-by-side streaming stores     */ \
-            /* would need as many write-combining buffers as blocks         */ \
-            enum { G = WRC_SCAN_STAGE / (S * sizeof(T)) };                       \
-            T stage[G * S];                                                      \
-            for (; w + G <= nfull; w += G) {                                     \
-                wrc_vrun2_##sfx(in + w * S, stage, G, S, hi + w, carry + w, exclusive, 0, \
-                                pf ? pf + w * S * sizeof(T) : NULL);             \
-                wrc_stream_copy(out + w * S, stage, sizeof stage);               \
-            }                                                                    \
+            /* G blocks side by side into an L1 stage; while one stage is   */ \
+            /* filled, the other streams out a line per step: one          */ \
+            /* contiguous write-combining stream (blocks side by side would */ \
+            /* need one each), drained while the arithmetic goes on          */ \
+            enum { G = WRC_SCAN_STAGE / (S * sizeof(T)), GB = G * S * sizeof(T) }; \
+            __m128i stage[2][WRC_SCAN_STAGE / 16];                               \
+            size_t g = 0;                                                        \
+            for (; w + G <= nfull; w += G, g++)                                  \
+                wrc_vrun2_##sfx(in + w * S, (T *)(void *)stage[g & 1], G, S, hi + w, carry + w, \
+                                exclusive, pf ? pf + w * S * sizeof(T) : NULL,   \
+                                g ? stage[(g - 1) & 1] : NULL,                   \
+                                g ? (__m128i *)(void *)(out + (w - G) * S) : NULL); \
+            if (g) wrc_stream_copy(out + (w - G) * S, stage[(g - 1) & 1], GB);   \
         }                                                                        \
         for (; w + 4 <= nfull; w += 4)                                           \
-            wrc_vrun2_##sfx(in + w * S, out + w * S, 4, S, hi + w, carry + w, exclusive, stream, \
-                            pf ? pf + w * S * sizeof(T) : NULL);                 \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 4, S, hi + w, carry + w, exclusive, \
+                            pf ? pf + w * S * sizeof(T) : NULL, NULL, NULL);     \
         for (; w + 2 <= nfull; w += 2)                                           \
-            wrc_vrun2_##sfx(in + w * S, out + w * S, 2, S, hi + w, carry + w, exclusive, stream, \
-                            pf ? pf + w * S * sizeof(T) : NULL);                 \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 2, S, hi + w, carry + w, exclusive, \
+                            pf ? pf + w * S * sizeof(T) : NULL, NULL, NULL);     \
         if (w < nfull)                                                           \
-            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, S, hi + w, carry + w, exclusive, stream, \
-                            pf ? pf + w * S * sizeof(T) : NULL);                 \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, S, hi + w, carry + w, exclusive, \
+                            pf ? pf + w * S * sizeof(T) : NULL, NULL, NULL);     \
         if (nfull < nblk) {        /* a short last block: vectors, then one by one */ \
             size_t nv = len_last / V * V, k;                                     \
             T acc;                                                               \
             w = nfull;                                                           \
-            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, nv, hi + w, carry + w, exclusive, 0, NULL); \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, nv, hi + w, carry + w, exclusive, NULL, NULL, NULL); \
             _mm_storeu_si128((__m128i *)(void *)lane, carry[w]);                 \
             acc = lane[V - 1];                                                   \
             for (k = nv; k < len_last; k++) {                                    \

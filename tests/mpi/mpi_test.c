@@ -141,8 +141,10 @@ void mt_init(int *argc, char ***argv)
         if (bad) mt_note("%s", why);
         mt_skip_all(why[0] ? why : "another rank cannot run the test");
     }
-    if (mt_rank == 0)
+    if (mt_rank == 0) {
+        plan_lazy();
         diag("%d ranks, %s buffers; %s", mt_size, mt_device ? "device" : "host", wr_context_describe(ctx));
+    }
 }
 
 wr_context *mt_ctx(void)
@@ -217,14 +219,19 @@ size_t mt_layout_count(int layout, int rank, int size)
     return 0;
 }
 
-void mt_layout(int layout, size_t *counts, size_t *offsets)
+struct mt_piece mt_layout(int layout)
 {
+    struct mt_piece p = { 0, 0, 0 };
     int r;
-    offsets[0] = 0;
     for (r = 0; r < mt_size; r++) {
-        counts[r] = mt_layout_count(layout, r, mt_size);
-        offsets[r + 1] = offsets[r] + counts[r];
+        size_t c = mt_layout_count(layout, r, mt_size);
+        if (r == mt_rank) {
+            p.off = p.n;
+            p.count = c;
+        }
+        p.n += c;
     }
+    return p;
 }
 
 /* ---- data --------------------------------------------------------------- */

@@ -19,7 +19,8 @@ extern int mt_rank, mt_size;
 extern int mt_device;      /* 1: buffers passed to wr_mpi_* are device memory */
 
 /* MPI_Init, rank and size, device mode from WR_TEST_MPI_DEVICE; creates the
- * context the tests use (skips everything when device mode finds no GPU). */
+ * context the tests use (skips everything when device mode finds no GPU);
+ * rank 0 prints the plan at the end. */
 void mt_init(int *argc, char ***argv);
 wr_context *mt_ctx(void);
 /* Collective skip of the whole program ("1..0 # SKIP ..."), then exit 0. */
@@ -44,8 +45,12 @@ void mt_free(void *buf);
 #define MT_NLAYOUTS 8
 const char *mt_layout_name(int layout);
 size_t mt_layout_count(int layout, int rank, int size);
-/* counts[r] and offsets[r] (offsets has size+1 entries) for a layout. */
-void mt_layout(int layout, size_t *counts, size_t *offsets);
+/* For a layout: the global array's length, this rank's piece and where it
+ * starts in the global array. */
+struct mt_piece {
+    size_t n, count, off;
+};
+struct mt_piece mt_layout(int layout);
 
 /* ---- data -------------------------------------------------------------------- */
 uint64_t mt_rand(uint64_t *state);     /* splitmix64 */

@@ -276,6 +276,8 @@ static double float_value(uint64_t *s, wr_op op, enum mt_data data)
         double v = (double)(r % 4);
         return v == 0.0 && (r >> 8) & 1 ? -0.0 : v;
     }
+    case MT_DATA_NEGZERO:
+        return r % 128 == 0 ? 0.0 : -0.0;
     case MT_DATA_NAN:
         if (r % 64 == 0) return NAN;
         /* fall through */
@@ -319,8 +321,8 @@ const char *mt_op_name(wr_op op)
 const char *mt_data_name(enum mt_data d)
 {
     static const char *const names[] = { "random", "exact", "signed zeros and infinities",
-                                         "with NaNs", "ties" };
-    return (int)d >= 0 && (int)d < 5 ? names[d] : "?";
+                                         "with NaNs", "ties", "negative zeros" };
+    return (int)d >= 0 && (int)d < 6 ? names[d] : "?";
 }
 
 int mt_cases(struct mt_case *cases)
@@ -335,6 +337,8 @@ int mt_cases(struct mt_case *cases)
                     c.exact = 0;
                     cases[n++] = c;         /* random: within the bound */
                     c.exact = 1;
+                    c.data = MT_DATA_NEGZERO;
+                    cases[n++] = c;
                 }
                 c.data = op == WR_SUM || op == WR_PROD ? MT_DATA_EXACT : MT_DATA_SPECIAL;
                 cases[n++] = c;
@@ -373,8 +377,12 @@ long double mt_get_ld(const void *buf, size_t i, wr_type t)
 void mt_ref_reduce(const void *in, void *out, size_t n, wr_type t, wr_op op)
 {
     size_t w = wr_type_size(t), i;
-    wr_identity(t, op, out);
-    for (i = 0; i < n; i++)
+    if (n == 0) {
+        wr_identity(t, op, out);
+        return;
+    }
+    memcpy(out, in, w);
+    for (i = 1; i < n; i++)
         wr_combine(t, op, out, (const char *)in + i * w);
 }
 
@@ -382,10 +390,14 @@ void mt_ref_scan(const void *in, void *out, size_t n, wr_type t, wr_op op, int e
 {
     size_t w = wr_type_size(t), i;
     unsigned char acc[8];
-    wr_identity(t, op, acc);
     for (i = 0; i < n; i++) {
-        if (exclusive) memcpy((char *)out + i * w, acc, w);
-        wr_combine(t, op, acc, (const char *)in + i * w);
+        const char *x = (const char *)in + i * w;
+        if (exclusive) {
+            if (i == 0) wr_identity(t, op, (char *)out);
+            else memcpy((char *)out + i * w, acc, w);
+        }
+        if (i == 0) memcpy(acc, x, w);
+        else wr_combine(t, op, acc, x);
         if (!exclusive) memcpy((char *)out + i * w, acc, w);
     }
 }

@@ -60,7 +60,8 @@ enum mt_data {
     MT_DATA_EXACT,      /* floats whose SUM/PROD are exact: small integers, +-1 +-2 +-0.5 */
     MT_DATA_SPECIAL,    /* floats with -0.0, +0.0, +-inf sprinkled in */
     MT_DATA_NAN,        /* MT_DATA_SPECIAL plus some NaNs */
-    MT_DATA_TIES        /* few distinct values: the extreme appears on many ranks */
+    MT_DATA_TIES,       /* few distinct values: the extreme appears on many ranks */
+    MT_DATA_NEGZERO     /* -0.0, now and then +0.0: a SUM of -0s is -0 */
 };
 /* Fill n elements of type t, meant for op (WR_PROD and bitwise ops get
  * values that keep the result interesting). */
@@ -86,7 +87,9 @@ struct mt_case {
 int mt_cases(struct mt_case *cases);
 const char *mt_data_name(enum mt_data d);
 
-/* Serial references on one process, straight from wr_ops.h's definitions. */
+/* Serial references on one process, straight from wr_ops.h's definitions
+ * and warpred.h's: a reduction is in[0] op in[1] op ..., the identity only
+ * for no elements (so a float SUM of -0s is -0). */
 void mt_ref_reduce(const void *in, void *out, size_t n, wr_type t, wr_op op);
 void mt_ref_scan(const void *in, void *out, size_t n, wr_type t, wr_op op, int exclusive);
 /* argmin/argmax: returns 0 for n == 0 (nothing written), else 1. */

@@ -112,18 +112,23 @@ void mt_skip_all(const char *reason)
     exit(0);
 }
 
-void mt_init(int *argc, char ***argv)
+static void start(int *argc, char ***argv, int threads)
 {
     const char *dev = getenv("WR_TEST_MPI_DEVICE");
     char why[256] = "";
-    int bad, any_bad;
+    int bad, any_bad, provided = MPI_THREAD_SINGLE;
     wr_status st;
 
-    MPI_Init(argc, argv);
+    if (threads)
+        MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
     mt_device = dev != NULL && strcmp(dev, "1") == 0;
-    if (mt_device) {
+    if (threads && provided < MPI_THREAD_MULTIPLE)
+        snprintf(why, sizeof why, "the MPI library does not provide MPI_THREAD_MULTIPLE");
+    if (mt_device && !why[0]) {
         const char *r = cuda_open();
         if (r[0]) snprintf(why, sizeof why, "WR_TEST_MPI_DEVICE=1: %s", r);
     }
@@ -145,6 +150,16 @@ void mt_init(int *argc, char ***argv)
         plan_lazy();
         diag("%d ranks, %s buffers; %s", mt_size, mt_device ? "device" : "host", wr_context_describe(ctx));
     }
+}
+
+void mt_init(int *argc, char ***argv)
+{
+    start(argc, argv, 0);
+}
+
+void mt_init_threads(int *argc, char ***argv)
+{
+    start(argc, argv, 1);
 }
 
 wr_context *mt_ctx(void)

@@ -22,6 +22,9 @@ extern int mt_device;      /* 1: buffers passed to wr_mpi_* are device memory */
  * context the tests use (skips everything when device mode finds no GPU);
  * rank 0 prints the plan at the end. */
 void mt_init(int *argc, char ***argv);
+/* The same with MPI_Init_thread(MPI_THREAD_MULTIPLE); skips everything when
+ * the MPI library does not provide it. */
+void mt_init_threads(int *argc, char ***argv);
 wr_context *mt_ctx(void);
 /* Collective skip of the whole program ("1..0 # SKIP ..."), then exit 0. */
 void mt_skip_all(const char *reason) TAP_NORETURN;

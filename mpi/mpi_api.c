@@ -169,7 +169,10 @@ static void host_local(struct scan *s)
     memcpy(&s->total, (const char *)s->out + (s->count - 1) * s->w, s->w);
     if (s->exclusive) {
         if (s->in != s->out) memcpy(&last, last_in, s->w);
-        wr_combine(s->type, s->op, &s->total, &last);
+        if (s->count == 1)
+            s->total = last;    /* out[0] is the empty prefix's identity: +0 + -0 would be +0 */
+        else
+            wr_combine(s->type, s->op, &s->total, &last);
     }
 }
 

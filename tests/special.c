@@ -4,7 +4,8 @@
  *  - +-inf: MIN/MAX pick them, inf - inf and inf * 0 give NaN, MIN of all
  *    +inf is +inf and MAX of all -inf is -inf (a FLT_MAX identity fails);
  *  - -0 < +0 for MIN/MAX (IEEE 754-2019 minimum/maximum): min(-0, +0) is -0
- *    and max(-0, +0) is +0 whatever the order and the size;
+ *    and max(-0, +0) is +0 whatever the order and the size; a SUM of -0s is
+ *    -0 (IEEE addition), only an empty SUM is the identity +0;
  *  - argmin/argmax: the first index of the extreme, ties keep the first, a NaN
  *    anywhere gives the first NaN's index, all-+inf argmin gives index 0 and
  *    value +inf (CUB had this bug), -0 and +0 tie (NumPy), value may be NULL;
@@ -41,12 +42,12 @@ static void red_is(tu_tally *tal, size_t n, wr_type t, wr_op op, double want, co
               tu_fmt(w, t, ws, sizeof ws));
 }
 
-/* Both scans of buf[0..n), compared element by element with the reference
- * (float SUM/PROD of finite values round: within the DESIGN.md bound). */
-static void scans_ok(tu_tally *tal, size_t n, wr_type t, wr_op op, const char *what)
+/* Both scans of buf[0..n), compared element by element with the reference,
+ * bit for bit, or within the DESIGN.md bound when bounded. */
+static void scans_check(tu_tally *tal, size_t n, wr_type t, wr_op op, int bounded, const char *what)
 {
     char why[512];
-    int ex, bounded = tu_kind_applies(t, op, TU_ROUNDED);
+    int ex;
     for (ex = 0; ex <= 1; ex++) {
         wr_status st = ex ? wr_exscan(ctx, buf, out, n, t, op) : wr_scan(ctx, buf, out, n, t, op);
         if (tu_expect(tal, st == WR_SUCCESS, "%s, %s: %s", what, ex ? "exscan" : "scan", wr_status_string(st)))
@@ -54,6 +55,12 @@ static void scans_ok(tu_tally *tal, size_t n, wr_type t, wr_op op, const char *w
                 tu_expect(tal, 0, "%s, %s %s %s: %s", what, ex ? "exscan" : "scan", tu_type_name(t),
                           tu_op_name(op), why);
     }
+}
+
+/* The same; float SUM/PROD of finite values round: within the bound. */
+static void scans_ok(tu_tally *tal, size_t n, wr_type t, wr_op op, const char *what)
+{
+    scans_check(tal, n, t, op, tu_kind_applies(t, op, TU_ROUNDED), what);
 }
 
 /* argmin/argmax must give index want and value buf[want] (also with value NULL). */
@@ -166,8 +173,9 @@ static void test_inf(wr_type t)
 static void test_zeros(wr_type t)
 {
     size_t s, p, pos[3], np, i;
-    tu_tally tal;
+    tu_tally tal, sum;
     tu_tally_init(&tal);
+    tu_tally_init(&sum);
     for (s = 0; s < NSIZES; s++) {
         size_t n = sizes[s];
         fill(n, t, 0.0);
@@ -176,6 +184,17 @@ static void test_zeros(wr_type t)
         fill(n, t, -0.0);
         red_is(&tal, n, t, WR_MIN, -0.0, "all -0");
         red_is(&tal, n, t, WR_MAX, -0.0, "all -0");
+        /* IEEE: -0 + -0 = -0; only an empty SUM is the identity +0 */
+        red_is(&sum, n, t, WR_SUM, -0.0, "all -0");
+        scans_check(&sum, n, t, WR_SUM, 0, "all -0");
+        {
+            unsigned char g[8], w[8];
+            char gs[96];
+            wr_status st = wr_reduce_rows(ctx, buf, g, 1, n, t, WR_SUM);
+            tu_set_f(w, t, 0, -0.0);
+            tu_expect(&sum, st == WR_SUCCESS && tu_same(g, w, t), "all -0, rows 1 x %zu SUM: %s, got %s", n,
+                      wr_status_string(st), tu_fmt(g, t, gs, sizeof gs));
+        }
         np = positions(n, pos);
         for (p = 0; p < np; p++) {
             fill(n, t, 0.0);
@@ -195,8 +214,10 @@ static void test_zeros(wr_type t)
         for (i = 0; i < n; i++) tu_set_f(buf, t, i, tu_below(&rng, 2) ? 0.0 : -0.0);
         scans_ok(&tal, n, t, WR_MIN, "random signed zeros");
         scans_ok(&tal, n, t, WR_MAX, "random signed zeros");
+        scans_check(&sum, n, t, WR_SUM, 0, "random signed zeros");
     }
     tu_report(&tal, "%s: MIN/MAX order -0 < +0: min(-0, +0) = -0, max(-0, +0) = +0, bit for bit", tu_type_name(t));
+    tu_report(&sum, "%s: SUM of -0s is -0 (reduce, rows, scans), -0 + +0 is +0, bit for bit", tu_type_name(t));
 }
 
 static void test_arg_float(wr_type t)
@@ -307,7 +328,7 @@ static void test_int(wr_type t)
 
 int main(void)
 {
-    plan(4 * 2 + 4);
+    plan(5 * 2 + 4);
     tu_rng_seed(&rng, tu_seed());
     ctx = tu_context(WR_BACKEND_AUTO);
     buf = (unsigned char *)tu_xmalloc(MAXN * 8);

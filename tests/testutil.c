@@ -327,7 +327,10 @@ void tu_acc_init(tu_acc *a, wr_type t, wr_op op)
     a->op = op;
     tu_identity(t, op, id);
     a->bits = get_bits(id, t, 0);
-    a->s = op == WR_PROD ? 1.0L : 0.0L;
+    /* -0 is the true neutral of IEEE addition (-0 + x == x, bit for bit;
+     * +0 would turn a sum of -0s into +0); the identity DESIGN.md gives for
+     * an empty SUM, +0, is what tu_acc_value returns before any element. */
+    a->s = op == WR_PROD ? 1.0L : -0.0L;
 }
 
 void tu_acc_add(tu_acc *a, const void *buf, size_t i)
@@ -354,12 +357,15 @@ void tu_acc_add(tu_acc *a, const void *buf, size_t i)
 
 static long double acc_exact(const tu_acc *a)
 {
-    return isfinite(a->s) ? a->s + a->c : a->s;
+    /* adding a zero compensation would turn -0 into +0 */
+    return isfinite(a->s) && a->c != 0.0L ? a->s + a->c : a->s;
 }
 
 void tu_acc_value(const tu_acc *a, void *elem)
 {
-    if (by_bits(a))
+    if (a->n == 0)
+        tu_identity(a->t, a->op, elem);
+    else if (by_bits(a))
         tu_set_bits(elem, a->t, 0, a->bits);
     else if (a->t == WR_FLOAT) {
         float f = (float)acc_exact(a);   /* one rounding, long double to float */

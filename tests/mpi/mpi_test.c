@@ -112,18 +112,23 @@ void mt_skip_all(const char *reason)
     exit(0);
 }
 
-void mt_init(int *argc, char ***argv)
+static void start(int *argc, char ***argv, int threads)
 {
     const char *dev = getenv("WR_TEST_MPI_DEVICE");
     char why[256] = "";
-    int bad, any_bad;
+    int bad, any_bad, provided = MPI_THREAD_SINGLE;
     wr_status st;
 
-    MPI_Init(argc, argv);
+    if (threads)
+        MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    else
+        MPI_Init(argc, argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &mt_rank);
     MPI_Comm_size(MPI_COMM_WORLD, &mt_size);
     mt_device = dev != NULL && strcmp(dev, "1") == 0;
-    if (mt_device) {
+    if (threads && provided < MPI_THREAD_MULTIPLE)
+        snprintf(why, sizeof why, "the MPI library does not provide MPI_THREAD_MULTIPLE");
+    if (mt_device && !why[0]) {
         const char *r = cuda_open();
         if (r[0]) snprintf(why, sizeof why, "WR_TEST_MPI_DEVICE=1: %s", r);
     }
@@ -141,8 +146,20 @@ void mt_init(int *argc, char ***argv)
         if (bad) mt_note("%s", why);
         mt_skip_all(why[0] ? why : "another rank cannot run the test");
     }
-    if (mt_rank == 0)
+    if (mt_rank == 0) {
+        plan_lazy();
         diag("%d ranks, %s buffers; %s", mt_size, mt_device ? "device" : "host", wr_context_describe(ctx));
+    }
+}
+
+void mt_init(int *argc, char ***argv)
+{
+    start(argc, argv, 0);
+}
+
+void mt_init_threads(int *argc, char ***argv)
+{
+    start(argc, argv, 1);
 }
 
 wr_context *mt_ctx(void)
@@ -217,14 +234,19 @@ size_t mt_layout_count(int layout, int rank, int size)
     return 0;
 }
 
-void mt_layout(int layout, size_t *counts, size_t *offsets)
+struct mt_piece mt_layout(int layout)
 {
+    struct mt_piece p = { 0, 0, 0 };
     int r;
-    offsets[0] = 0;
     for (r = 0; r < mt_size; r++) {
-        counts[r] = mt_layout_count(layout, r, mt_size);
-        offsets[r + 1] = offsets[r] + counts[r];
+        size_t c = mt_layout_count(layout, r, mt_size);
+        if (r == mt_rank) {
+            p.off = p.n;
+            p.count = c;
+        }
+        p.n += c;
     }
+    return p;
 }
 
 /* ---- data --------------------------------------------------------------- */
@@ -269,6 +291,8 @@ static double float_value(uint64_t *s, wr_op op, enum mt_data data)
         double v = (double)(r % 4);
         return v == 0.0 && (r >> 8) & 1 ? -0.0 : v;
     }
+    case MT_DATA_NEGZERO:
+        return r % 128 == 0 ? 0.0 : -0.0;
     case MT_DATA_NAN:
         if (r % 64 == 0) return NAN;
         /* fall through */
@@ -312,8 +336,8 @@ const char *mt_op_name(wr_op op)
 const char *mt_data_name(enum mt_data d)
 {
     static const char *const names[] = { "random", "exact", "signed zeros and infinities",
-                                         "with NaNs", "ties" };
-    return (int)d >= 0 && (int)d < 5 ? names[d] : "?";
+                                         "with NaNs", "ties", "negative zeros" };
+    return (int)d >= 0 && (int)d < 6 ? names[d] : "?";
 }
 
 int mt_cases(struct mt_case *cases)
@@ -328,6 +352,8 @@ int mt_cases(struct mt_case *cases)
                     c.exact = 0;
                     cases[n++] = c;         /* random: within the bound */
                     c.exact = 1;
+                    c.data = MT_DATA_NEGZERO;
+                    cases[n++] = c;
                 }
                 c.data = op == WR_SUM || op == WR_PROD ? MT_DATA_EXACT : MT_DATA_SPECIAL;
                 cases[n++] = c;
@@ -366,8 +392,12 @@ long double mt_get_ld(const void *buf, size_t i, wr_type t)
 void mt_ref_reduce(const void *in, void *out, size_t n, wr_type t, wr_op op)
 {
     size_t w = wr_type_size(t), i;
-    wr_identity(t, op, out);
-    for (i = 0; i < n; i++)
+    if (n == 0) {
+        wr_identity(t, op, out);
+        return;
+    }
+    memcpy(out, in, w);
+    for (i = 1; i < n; i++)
         wr_combine(t, op, out, (const char *)in + i * w);
 }
 
@@ -375,10 +405,14 @@ void mt_ref_scan(const void *in, void *out, size_t n, wr_type t, wr_op op, int e
 {
     size_t w = wr_type_size(t), i;
     unsigned char acc[8];
-    wr_identity(t, op, acc);
     for (i = 0; i < n; i++) {
-        if (exclusive) memcpy((char *)out + i * w, acc, w);
-        wr_combine(t, op, acc, (const char *)in + i * w);
+        const char *x = (const char *)in + i * w;
+        if (exclusive) {
+            if (i == 0) wr_identity(t, op, (char *)out);
+            else memcpy((char *)out + i * w, acc, w);
+        }
+        if (i == 0) memcpy(acc, x, w);
+        else wr_combine(t, op, acc, x);
         if (!exclusive) memcpy((char *)out + i * w, acc, w);
     }
 }

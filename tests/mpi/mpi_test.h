@@ -19,8 +19,12 @@ extern int mt_rank, mt_size;
 extern int mt_device;      /* 1: buffers passed to wr_mpi_* are device memory */
 
 /* MPI_Init, rank and size, device mode from WR_TEST_MPI_DEVICE; creates the
- * context the tests use (skips everything when device mode finds no GPU). */
+ * context the tests use (skips everything when device mode finds no GPU);
+ * rank 0 prints the plan at the end. */
 void mt_init(int *argc, char ***argv);
+/* The same with MPI_Init_thread(MPI_THREAD_MULTIPLE); skips everything when
+ * the MPI library does not provide it. */
+void mt_init_threads(int *argc, char ***argv);
 wr_context *mt_ctx(void);
 /* Collective skip of the whole program ("1..0 # SKIP ..."), then exit 0. */
 void mt_skip_all(const char *reason) TAP_NORETURN;
@@ -44,8 +48,12 @@ void mt_free(void *buf);
 #define MT_NLAYOUTS 8
 const char *mt_layout_name(int layout);
 size_t mt_layout_count(int layout, int rank, int size);
-/* counts[r] and offsets[r] (offsets has size+1 entries) for a layout. */
-void mt_layout(int layout, size_t *counts, size_t *offsets);
+/* For a layout: the global array's length, this rank's piece and where it
+ * starts in the global array. */
+struct mt_piece {
+    size_t n, count, off;
+};
+struct mt_piece mt_layout(int layout);
 
 /* ---- data -------------------------------------------------------------------- */
 uint64_t mt_rand(uint64_t *state);     /* splitmix64 */
@@ -55,7 +63,8 @@ enum mt_data {
     MT_DATA_EXACT,      /* floats whose SUM/PROD are exact: small integers, +-1 +-2 +-0.5 */
     MT_DATA_SPECIAL,    /* floats with -0.0, +0.0, +-inf sprinkled in */
     MT_DATA_NAN,        /* MT_DATA_SPECIAL plus some NaNs */
-    MT_DATA_TIES        /* few distinct values: the extreme appears on many ranks */
+    MT_DATA_TIES,       /* few distinct values: the extreme appears on many ranks */
+    MT_DATA_NEGZERO     /* -0.0, now and then +0.0: a SUM of -0s is -0 */
 };
 /* Fill n elements of type t, meant for op (WR_PROD and bitwise ops get
  * values that keep the result interesting). */
@@ -81,7 +90,9 @@ struct mt_case {
 int mt_cases(struct mt_case *cases);
 const char *mt_data_name(enum mt_data d);
 
-/* Serial references on one process, straight from wr_ops.h's definitions. */
+/* Serial references on one process, straight from wr_ops.h's definitions
+ * and warpred.h's: a reduction is in[0] op in[1] op ..., the identity only
+ * for no elements (so a float SUM of -0s is -0). */
 void mt_ref_reduce(const void *in, void *out, size_t n, wr_type t, wr_op op);
 void mt_ref_scan(const void *in, void *out, size_t n, wr_type t, wr_op op, int exclusive);
 /* argmin/argmax: returns 0 for n == 0 (nothing written), else 1. */

@@ -33,23 +33,15 @@ int main(int argc, char **argv)
 {
     struct mt_case cases[64];
     int ncases, layout, k;
-    size_t *counts, *offsets;
     wr_context *ctx;
 
     mt_init(&argc, &argv);
     ctx = mt_ctx();
-    if (mt_rank == 0) plan_lazy();
     ncases = mt_cases(cases);
-    counts = malloc(sizeof *counts * (size_t)mt_size);
-    offsets = malloc(sizeof *offsets * ((size_t)mt_size + 1));
-    if (counts == NULL || offsets == NULL) bail("out of memory");
 
     for (layout = 0; layout < MT_NLAYOUTS; layout++) {
-        size_t n, count, off;
-        mt_layout(layout, counts, offsets);
-        n = offsets[mt_size];
-        count = counts[mt_rank];
-        off = offsets[mt_rank];
+        struct mt_piece piece = mt_layout(layout);
+        size_t n = piece.n, count = piece.count, off = piece.off;
         for (k = 0; k < ncases; k++) {
             const struct mt_case *c = &cases[k];
             size_t w = wr_type_size(c->type);
@@ -89,7 +81,5 @@ int main(int argc, char **argv)
             free(global);
         }
     }
-    free(counts);
-    free(offsets);
     return mt_finish();
 }

@@ -26,23 +26,15 @@ int main(int argc, char **argv)
     static const int int_variants[] = { MT_DATA_RANDOM, MT_DATA_TIES };
     static const int float_variants[] = { MT_DATA_RANDOM, MT_DATA_TIES, MT_DATA_SPECIAL, MT_DATA_NAN,
                                           LATE_NAN };
-    size_t *counts, *offsets;
     int layout, t;
     wr_context *ctx;
 
     mt_init(&argc, &argv);
     ctx = mt_ctx();
-    if (mt_rank == 0) plan_lazy();
-    counts = malloc(sizeof *counts * (size_t)mt_size);
-    offsets = malloc(sizeof *offsets * ((size_t)mt_size + 1));
-    if (counts == NULL || offsets == NULL) bail("out of memory");
 
     for (layout = 0; layout < MT_NLAYOUTS; layout++) {
-        size_t n, count, off;
-        mt_layout(layout, counts, offsets);
-        n = offsets[mt_size];
-        count = counts[mt_rank];
-        off = offsets[mt_rank];
+        struct mt_piece piece = mt_layout(layout);
+        size_t n = piece.n, count = piece.count, off = piece.off;
         for (t = WR_INT32; t <= WR_DOUBLE; t++) {
             int is_float = t == WR_FLOAT || t == WR_DOUBLE;
             const int *variants = is_float ? float_variants : int_variants;
@@ -107,7 +99,5 @@ int main(int argc, char **argv)
                 }
         }
     }
-    free(counts);
-    free(offsets);
     return mt_finish();
 }

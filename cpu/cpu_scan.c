@@ -110,7 +110,7 @@ static inline double wrc_dop(wr_op op, double a, double b)
     static void wrc_sstart_##sfx##_##op(struct wrc_carry *c)                     \
     {                                                                            \
         c->v.sfx = wr_ident_##op##_##sfx();                                      \
-        c->hi = (double)wr_ident_##op##_##sfx();                                 \
+        c->hi = (double)WRC_NEUTRAL(T, OE, wr_ident_##op##_##sfx());             \
         c->lo = 0;                                                               \
     }                                                                            \
     static void wrc_sadv_##sfx##_##op(struct wrc_carry *c, const union wrc_val *t, \
@@ -133,13 +133,15 @@ static inline double wrc_dop(wr_op op, double a, double b)
     /* the block's base as written (hi) and where its chain starts */            \
     static inline void wrc_sbase_##sfx##_##op(const struct wrc_carry *c, T *hi, T *start) \
     {                                                                            \
-        *start = wr_ident_##op##_##sfx();                                        \
+        *start = WRC_NEUTRAL(T, OE, wr_ident_##op##_##sfx());                    \
         if (!WRC_IS_FLOAT(T)) {                                                  \
             *hi = c->v.sfx;                                                      \
         } else {                                                                 \
             *hi = (T)c->hi;                                                      \
-            if (OE == WR_SUM && isfinite((double)*hi))                                 \
-                *start = (T)((c->hi - (double)*hi) + c->lo);                     \
+            if (OE == WR_SUM && isfinite((double)*hi)) {                         \
+                double r = (c->hi - (double)*hi) + c->lo;                        \
+                if (r != 0) *start = (T)r;          /* else keep -0 */           \
+            }                                                                    \
         }                                                                        \
     }                                                                            \
     /* n steps of ways blocks side by side (ways a constant where inlined): */   \
@@ -205,6 +207,141 @@ static const struct wrc_scan wrc_scan_tab[WRC_NTYPES][WRC_NOPS] = {
 };
 #undef WRC_SCAN_ENTRY
 
+#if defined(__SSE2__)
+/*
+ * SUM on x86-64: the scan inside a block in SSE2 registers.  Each vector of
+ * 16 bytes gets its own prefix by shift-and-add (Hillis and Steele inside
+ * the register: log2(lanes) steps), then the running total of the block is
+ * added and advanced by the vector's last lane.  The chain from one vector
+ * to the next is a single add, and two blocks go side by side, so the scan
+ * runs near the speed of its loads and stores.  Same structure as the
+ * generic kernel: out = hi + (start + prefix inside the block).
+ */
+static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
+{
+    if (is_float && size == 4) return _mm_castps_si128(_mm_add_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b)));
+    if (is_float) return _mm_castpd_si128(_mm_add_pd(_mm_castsi128_pd(a), _mm_castsi128_pd(b)));
+    if (size == 4) return _mm_add_epi32(a, b);
+    return _mm_add_epi64(a, b);
+}
+
+#define WRC_DEF_VSCAN(sfx, T, U, E, K)                                           \
+    static inline __m128i wrc_vadd_##sfx(__m128i a, __m128i b)                   \
+    {                                                                            \
+        return wrc_vadd(a, b, WRC_IS_FLOAT(T), sizeof(T));                       \
+    }                                                                            \
+    static inline __m128i wrc_vset_##sfx(T v)                                    \
+    {                                                                            \
+        T lane[16 / sizeof(T)];                                                  \
+        size_t i;                                                                \
+        for (i = 0; i < 16 / sizeof(T); i++) lane[i] = v;                        \
+        return _mm_loadu_si128((const __m128i *)(const void *)lane);             \
+    }                                                                            \
+    /* ways blocks side by side, n elements each (a multiple of the lanes) */    \
+    WRC_INLINE void wrc_vrun_##sfx(const T *in, T *out, size_t ways, size_t n, \
+                                          const __m128i *hi, __m128i *carry,     \
+                                          int exclusive, int stream)             \
+    {                                                                            \
+        /* lanes shifted in hold the neutral: -0 for floats (bits of the */     \
+        /* sign only), 0 for integers */                                         \
+        const T f1[16 / sizeof(T)] = { WRC_NEUTRAL(T, WR_SUM, 0) };              \
+        const T f2[16 / sizeof(T)] = { WRC_NEUTRAL(T, WR_SUM, 0), WRC_NEUTRAL(T, WR_SUM, 0) }; \
+        const __m128i fill1 = _mm_loadu_si128((const __m128i *)(const void *)f1); \
+        const __m128i fill2 = _mm_loadu_si128((const __m128i *)(const void *)f2); \
+        size_t k, w;                                                             \
+        for (k = 0; k < n; k += 16 / sizeof(T)) {                                \
+            WRC_UNROLL                                                           \
+            for (w = 0; w < ways; w++) {                                         \
+                __m128i l = _mm_loadu_si128((const __m128i *)(const void *)(in + w * WRC_SCAN_BLOCK + k)); \
+                __m128i r;                                                       \
+                l = wrc_vadd_##sfx(l, _mm_or_si128(_mm_slli_si128(l, sizeof(T)), fill1)); \
+                if (sizeof(T) == 4)                                              \
+                    l = wrc_vadd_##sfx(l, _mm_or_si128(_mm_slli_si128(l, 8), fill2)); \
+                r = wrc_vadd_##sfx(carry[w], exclusive ? _mm_or_si128(_mm_slli_si128(l, sizeof(T)), fill1) : l); \
+                carry[w] = wrc_vadd_##sfx(carry[w], sizeof(T) == 4 ? _mm_shuffle_epi32(l, 0xff) \
+                                                                   : _mm_shuffle_epi32(l, 0xee)); \
+                r = wrc_vadd_##sfx(hi[w], r);                                    \
+                if (stream) _mm_stream_si128((__m128i *)(void *)(out + w * WRC_SCAN_BLOCK + k), r); \
+                else _mm_storeu_si128((__m128i *)(void *)(out + w * WRC_SCAN_BLOCK + k), r); \
+            }                                                                    \
+        }                                                                        \
+    }                                                                            \
+    /* the loop above with constant ways, exclusive and stream, so that the   */ \
+    /* running totals stay in registers */                                     \
+    WRC_INLINE void wrc_vrun2_##sfx(const T *in, T *out, size_t ways, size_t n, \
+                                           const __m128i *hi, __m128i *carry,    \
+                                           int exclusive, int stream)            \
+    {                                                                            \
+        if (ways == 2) {                                                         \
+            if (exclusive) {                                                     \
+                if (stream) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 1);      \
+                else        wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 0);      \
+            } else {                                                             \
+                if (stream) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, 1);      \
+                else        wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, 0);      \
+            }                                                                    \
+        } else {                                                                 \
+            if (exclusive) {                                                     \
+                if (stream) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, 1);      \
+                else        wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, 0);      \
+            } else {                                                             \
+                if (stream) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, 1);      \
+                else        wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, 0);      \
+            }                                                                    \
+        }                                                                        \
+    }                                                                            \
+    static void wrc_vtile_##sfx(const void *vin, void *vout, size_t nblk,        \
+                                size_t len_last, const struct wrc_carry *bases,  \
+                                int exclusive, int stream)                       \
+    {                                                                            \
+        enum { S = WRC_SCAN_BLOCK, V = 16 / sizeof(T) };                         \
+        const T *in = (const T *)vin;                                            \
+        T *out = (T *)vout;                                                      \
+        __m128i hi[WRC_SCAN_WAYS], carry[WRC_SCAN_WAYS];                         \
+        T h[WRC_SCAN_WAYS], lane[V];                                             \
+        size_t w, nfull = len_last == S ? nblk : nblk - 1;                       \
+        /* the blocks' starts keep out's alignment (S * size % 16 == 0) */       \
+        stream = stream && ((uintptr_t)out & 15) == 0;                           \
+        for (w = 0; w < nblk; w++) {                                             \
+            T start;                                                             \
+            wrc_sbase_##sfx##_sum(&bases[w], &h[w], &start);                     \
+            hi[w] = wrc_vset_##sfx(h[w]);                                        \
+            carry[w] = wrc_vset_##sfx(start);                                    \
+        }                                                                        \
+        for (w = 0; w + 2 <= nfull; w += 2)                                      \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 2, S, hi + w, carry + w, exclusive, stream); \
+        if (w < nfull)                                                           \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, S, hi + w, carry + w, exclusive, stream); \
+        if (nfull < nblk) {        /* a short last block: vectors, then one by one */ \
+            size_t nv = len_last / V * V, k;                                     \
+            T acc;                                                               \
+            w = nfull;                                                           \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, nv, hi + w, carry + w, exclusive, 0); \
+            _mm_storeu_si128((__m128i *)(void *)lane, carry[w]);                 \
+            acc = lane[V - 1];                                                   \
+            for (k = nv; k < len_last; k++) {                                    \
+                T x = in[w * S + k];                                             \
+                if (exclusive) {                                                 \
+                    out[w * S + k] = wr_sum_##sfx(h[w], acc);                    \
+                    acc = wr_sum_##sfx(acc, x);                                  \
+                } else {                                                         \
+                    acc = wr_sum_##sfx(acc, x);                                  \
+                    out[w * S + k] = wr_sum_##sfx(h[w], acc);                    \
+                }                                                                \
+            }                                                                    \
+        }                                                                        \
+    }
+WRC_TYPES(WRC_DEF_VSCAN)
+#undef WRC_DEF_VSCAN
+
+#define WRC_VTILE_ENTRY(sfx, T, U, E, K) [E] = wrc_vtile_##sfx,
+static void (*const wrc_vtile_tab[WRC_NTYPES])(const void *, void *, size_t, size_t,
+                                               const struct wrc_carry *, int, int) = {
+    WRC_TYPES(WRC_VTILE_ENTRY)
+};
+#undef WRC_VTILE_ENTRY
+#endif /* __SSE2__ */
+
 /* Totals of blocks [b0, b1) into t[0..b1-b0), by the reduce block kernel. */
 static void block_totals(const struct wrc_red *red, const char *in, size_t count, size_t b0, size_t b1,
                          union wrc_val *t)
@@ -227,6 +364,16 @@ static void scan_blocks(const struct wrc_scan *k, const char *in, char *out, siz
         size_t off = b * WRC_SCAN_BLOCK * k->size;
         k->tile(in + off, out + off, nblk, len_last, bases + (b - b0), exclusive, stream);
     }
+}
+
+/* exscan's out[0] is the identity (+0 for float SUM, whose chains start
+ * from -0). */
+static void set_first(const struct wrc_red *red, void *out, int exclusive)
+{
+    union wrc_val v;
+    if (!exclusive) return;
+    red->ident(&v);
+    wrc_store(red, out, &v);
 }
 
 /*
@@ -263,7 +410,8 @@ static void wait_seq(const size_t *seq, size_t want)
 wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op op, int exclusive,
                    char *err)
 {
-    const struct wrc_scan *k = &wrc_scan_tab[type][op];
+    struct wrc_scan kern = wrc_scan_tab[type][op];
+    const struct wrc_scan *k = &kern;
     const struct wrc_red *red = wrc_red_kernels(type, op);
     const char *x = (const char *)in;
     char *y = (char *)out;
@@ -272,6 +420,9 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
     int stream = count * k->size >= WRC_STREAM_MIN_BYTES && in != out;
     int nt = wrc_max_threads();
     (void)err;
+#if defined(__SSE2__)
+    if (op == WR_SUM) kern.tile = wrc_vtile_tab[type];
+#endif
 
 #ifdef _OPENMP
     if (nt > 1 && count >= 4 * WRC_PAR_MIN) {
@@ -317,6 +468,7 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
             }
             if (stream) wrc_stream_fence();
         }
+        set_first(red, out, exclusive);
         return WR_SUCCESS;
     }
 #endif
@@ -335,5 +487,6 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
         }
         if (stream) wrc_stream_fence();
     }
+    set_first(red, out, exclusive);
     return WR_SUCCESS;
 }

@@ -2,7 +2,8 @@
  * api_basics.c -- the public API around the operations: wr_version,
  * wr_status_string (every status and unknown values: never NULL),
  * wr_type_size, contexts (create, destroy, NULL destroy, has_backend,
- * describe, last_backend, per-context error text), the WARPRED_BACKEND
+ * describe, last_backend, per-context error text, wr_context_set_error),
+ * the WARPRED_BACKEND
  * environment variable (cpu, cuda, auto, garbage), the identity of every
  * valid (type, op) pair on empty input, and WR_ERR_UNSUPPORTED for bitwise
  * ops on float and double in every function.
@@ -116,6 +117,34 @@ static void test_contexts(void)
     bogus = (wr_context *)&bogus;
     st = wr_context_create(&bogus, (wr_backend)-1);
     ok(st == WR_ERR_INVALID_ARG && bogus == NULL, "create with backend -1: INVALID_ARG, *ctx = NULL");
+}
+
+/* wr_context_set_error: what layered libraries use to leave their own reason. */
+static void test_set_error(void)
+{
+    wr_context *a = tu_context(WR_BACKEND_CPU), *b = tu_context(WR_BACKEND_CPU);
+    char longer[2000];
+    size_t len;
+
+    wr_context_set_error(a, "mpi: rank 3 said no\nsecond line");
+    ok(strcmp(wr_context_error(a), "mpi: rank 3 said no second line") == 0 && wr_context_error(b)[0] == '\0',
+       "set_error: one line on its own context only: \"%s\"", wr_context_error(a));
+    wr_context_set_error(a, "");
+    ok(wr_context_error(a)[0] == '\0', "set_error with \"\" clears it");
+    wr_context_set_error(a, "again");
+    wr_context_set_error(a, NULL);
+    ok(wr_context_error(a)[0] == '\0', "set_error with NULL clears it");
+    wr_context_set_error(NULL, "no context");
+    ok(strcmp(wr_context_error(NULL), "no context") == 0 && wr_context_error(a)[0] == '\0',
+       "set_error(NULL, ...) is what wr_context_error(NULL) returns");
+    wr_context_set_error(NULL, NULL);
+    memset(longer, 'x', sizeof longer - 1);
+    longer[sizeof longer - 1] = '\0';
+    wr_context_set_error(b, longer);
+    len = strlen(wr_context_error(b));
+    ok(len > 0 && len <= 511, "set_error truncates a long reason (%zu bytes kept)", len);
+    wr_context_destroy(a);
+    wr_context_destroy(b);
 }
 
 /* What a CUDA context must look like: usable with cuda, or refused with a reason. */
@@ -275,11 +304,12 @@ int main(void)
     wr_context *ctx;
     /* this program checks the variable's effect itself */
     unsetenv("WARPRED_BACKEND");
-    plan(1 + NSTATUS + 4 + 1 + 19 + 6 + TU_NTYPES + 6);
+    plan(1 + NSTATUS + 4 + 1 + 19 + 5 + 6 + TU_NTYPES + 6);
     test_version();
     test_status_strings();
     test_type_size();
     test_contexts();
+    test_set_error();
     test_env();
     ctx = tu_context(WR_BACKEND_AUTO);
     test_identities(ctx);

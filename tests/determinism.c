@@ -16,8 +16,10 @@
 #include "testutil.h"
 
 #define REPEATS 3
+#ifdef _OPENMP
 static const int threads[] = { 1, 2, 3, 8 };
-#define NTHREADS (sizeof threads / sizeof threads[0])
+#  define NTHREADS (sizeof threads / sizeof threads[0])
+#endif
 static const size_t sizes[] = { 4097, 65537, 1000003 };
 #define NSIZES (sizeof sizes / sizeof sizes[0])
 #define ROWS 37

@@ -115,7 +115,7 @@ static void test_accuracy(wr_context *ctx, uint64_t seed, int exclusive)
 
 int main(void)
 {
-    size_t sizes[64], nsizes, maxn = 0, k;
+    size_t sizes[64], nsizes, maxn;
     wr_context *ctx;
     wr_type t;
     wr_op op;
@@ -129,9 +129,7 @@ int main(void)
     plan(nchecks + 2);
 
     tu_rng_seed(&r, tu_seed());
-    nsizes = tu_make_sizes(&r, sizes, NRANDOM, MAXRANDOM);
-    for (k = 0; k < nsizes; k++)
-        if (sizes[k] > maxn) maxn = sizes[k];
+    nsizes = tu_make_sizes(&r, sizes, NRANDOM, MAXRANDOM, &maxn);
     ctx = tu_context(WR_BACKEND_AUTO);
     diag("%s", wr_context_describe(ctx));
 

@@ -96,7 +96,7 @@ const size_t tu_sizes[] = { 0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1
                             4095, 4096, 4097, 65537, ((size_t)1 << 20) + 3 };
 const size_t tu_nsizes = sizeof tu_sizes / sizeof tu_sizes[0];
 
-size_t tu_make_sizes(tu_rng *r, size_t *out, size_t nrandom, size_t maxrandom)
+size_t tu_make_sizes(tu_rng *r, size_t *out, size_t nrandom, size_t maxrandom, size_t *maxn)
 {
     char list[256] = "";
     size_t i, n = 0, used = 0;
@@ -108,6 +108,9 @@ size_t tu_make_sizes(tu_rng *r, size_t *out, size_t nrandom, size_t maxrandom)
         n++;
     }
     if (nrandom) diag("random sizes:%s", list);
+    *maxn = 0;
+    for (i = 0; i < n; i++)
+        if (out[i] > *maxn) *maxn = out[i];
     return n;
 }
 

@@ -53,9 +53,9 @@ int    tu_valid(wr_type t, wr_op op);          /* bitwise ops need an integer ty
 extern const size_t tu_sizes[];
 extern const size_t tu_nsizes;
 /* tu_sizes followed by nrandom sizes drawn from [1, maxrandom]; out must hold
- * tu_nsizes + nrandom entries.  Returns how many were written.  The random
- * sizes are listed in a diagnostic. */
-size_t tu_make_sizes(tu_rng *r, size_t *out, size_t nrandom, size_t maxrandom);
+ * tu_nsizes + nrandom entries.  Returns how many were written, and the
+ * largest in *maxn.  The random sizes are listed in a diagnostic. */
+size_t tu_make_sizes(tu_rng *r, size_t *out, size_t nrandom, size_t maxrandom, size_t *maxn);
 
 /* ---- elements ----------------------------------------------------------- */
 uint64_t tu_get_bits(const void *buf, wr_type t, size_t i);     /* zero-extended */

@@ -61,6 +61,9 @@ void bench_output_open(const char *csv_path, const char *json_path, int progress
     out.progress = progress;
     fprintf(out.table, "warpred-bench %s, libwarpred %s, %s\n", PACKAGE_VERSION, m->lib_version, m->date);
     fprintf(out.table, "backends: %s\n", m->describe);
+    if (m->loadavg[0])
+        fprintf(out.table, "load average at start: %s (other processes on the cores skew the cpu rows)\n",
+                m->loadavg);
     fprintf(out.table, "median of %d timed runs after %d warm-up runs; GB/s counts each input "
             "read once and each output written once\n", m->reps, m->warmup);
     if (out.csv) { fprintf(out.csv, "%s\n", csv_header); fflush(out.csv); }
@@ -73,6 +76,8 @@ void bench_output_open(const char *csv_path, const char *json_path, int progress
         json_str(out.json, m->date);
         fprintf(out.json, ",\n  \"backends\": ");
         json_str(out.json, m->describe);
+        fprintf(out.json, ",\n  \"loadavg\": ");
+        json_str(out.json, m->loadavg);
         fprintf(out.json, ",\n  \"command\": ");
         json_str(out.json, m->command);
         fprintf(out.json, ",\n  \"reps\": %d,\n  \"warmup\": %d,\n  \"rows\": [", m->reps, m->warmup);
@@ -164,7 +169,7 @@ void bench_emit(const struct bench_row *r)
     fflush(out.table);
 
     if (out.csv) {
-        fprintf(out.csv, "%s,%s,%s,%s,%s,%zu,%s,%.0f,%.3f,%.3f,%d,%.3f,%.3f,%.4f,%s,%.3f,%.3f,%.4f,\"%s\"\n",
+        fprintf(out.csv, "%s,%s,%s,%s,%s,%zu,%s,%.0f,%.6g,%.6g,%d,%.6g,%.6g,%.6g,%s,%.6g,%.6g,%.6g,\"%s\"\n",
                 r->section, r->backend, r->name, r->type, r->op, r->n, r->param, r->bytes,
                 r->t.med * 1e6, r->t.min * 1e6, r->t.reps, g, r->ceil_gbps, frac, r->ref_name,
                 r->ref_time * 1e6, rg, ratio, r->check);
@@ -178,11 +183,11 @@ void bench_emit(const struct bench_row *r)
         fprintf(out.json, ", \"type\": "); json_str(out.json, r->type);
         fprintf(out.json, ", \"op\": "); json_str(out.json, r->op);
         fprintf(out.json, ", \"n\": %zu, \"param\": ", r->n); json_str(out.json, r->param);
-        fprintf(out.json, ", \"bytes\": %.0f, \"time_us\": %.3f, \"min_us\": %.3f, \"reps\": %d, "
-                "\"gbps\": %.3f, \"ceil_gbps\": %.3f, \"frac_of_ceil\": %.4f, \"ref\": ",
+        fprintf(out.json, ", \"bytes\": %.0f, \"time_us\": %.6g, \"min_us\": %.6g, \"reps\": %d, "
+                "\"gbps\": %.6g, \"ceil_gbps\": %.6g, \"frac_of_ceil\": %.6g, \"ref\": ",
                 r->bytes, r->t.med * 1e6, r->t.min * 1e6, r->t.reps, g, r->ceil_gbps, frac);
         json_str(out.json, r->ref_name);
-        fprintf(out.json, ", \"ref_time_us\": %.3f, \"ref_gbps\": %.3f, \"ref_time_over_time\": %.4f, "
+        fprintf(out.json, ", \"ref_time_us\": %.6g, \"ref_gbps\": %.6g, \"ref_time_over_time\": %.6g, "
                 "\"check\": ", r->ref_time * 1e6, rg, ratio);
         json_str(out.json, r->check);
         fprintf(out.json, "}");

@@ -817,7 +817,7 @@ int main(int argc, char **argv)
     struct bench_meta meta;
     wr_context *cpu = NULL, *cuda = NULL;
     char why_dev[WR_BENCH_ERRLEN] = "", why_cuda[WR_BENCH_ERRLEN] = "", date[64], describe[512];
-    char command[1024] = "warpred-bench";
+    char command[1024] = "warpred-bench", la[3][16];
     int have_dev, i;
     time_t now = time(NULL);
     struct tm tm;
@@ -846,6 +846,15 @@ int main(int argc, char **argv)
     snprintf(describe, sizeof describe, "%s; %s%s%s", wr_context_describe(cpu),
              cuda ? wr_context_describe(cuda) : why_cuda,
              have_dev && !cuda ? "; device " : "", have_dev && !cuda ? bcu_device_name() : "");
+    memset(&meta, 0, sizeof meta);
+    {   /* Linux: a busy machine explains noisy cpu rows */
+        FILE *f = fopen("/proc/loadavg", "r");
+        if (f) {
+            if (fscanf(f, "%15s %15s %15s", la[0], la[1], la[2]) == 3)
+                snprintf(meta.loadavg, sizeof meta.loadavg, "%s %s %s", la[0], la[1], la[2]);
+            fclose(f);
+        }
+    }
     meta.lib_version = wr_version();
     meta.date = date;
     meta.describe = describe;

@@ -1,29 +1,100 @@
-/* cpu_backend.c -- placeholder table; the OpenMP kernels replace it. */
+/*
+ * cpu_backend.c -- the cpu backend's ops table (OpenMP on the host).
+ *
+ * It keeps no state: every call works on its own stack and scratch, so one
+ * context may be used from many threads at once, and a call made inside the
+ * caller's own parallel region runs in that thread (OpenMP leaves nested
+ * regions inactive) and gives the same bits.  lib/api.c has validated every
+ * argument; the kernels live in cpu_reduce.c, cpu_scan.c and cpu_arg.c.
+ */
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
-#include "wr_backend.h"
+#include "cpu_internal.h"
 
-static wr_status cpu_open(void **state, char *err) { (void)err; *state = NULL; return WR_SUCCESS; }
-static void cpu_close(void *state) { (void)state; }
-static void cpu_describe(void *state, char *buf, size_t len) { (void)state; snprintf(buf, len, "serial"); }
-static wr_mem_kind cpu_locate(void *state, const void *p) { (void)state; (void)p; return WR_MEM_HOST; }
-static wr_status cpu_copy(void *s, void *d, const void *src, size_t n, char *err)
-{ (void)s; (void)err; memcpy(d, src, n); return WR_SUCCESS; }
-static wr_status nyi(char *err) { snprintf(err, 256, "not yet implemented"); return WR_ERR_UNSUPPORTED; }
-static wr_status r(void *s, const void *i, void *o, size_t c, wr_type t, wr_op op, char *e)
-{ (void)s; (void)i; (void)o; (void)c; (void)t; (void)op; return nyi(e); }
-static wr_status sc(void *s, const void *i, void *o, size_t c, wr_type t, wr_op op, int x, char *e)
-{ (void)s; (void)i; (void)o; (void)c; (void)t; (void)op; (void)x; return nyi(e); }
-static wr_status rr(void *s, const void *i, void *o, size_t a, size_t b, wr_type t, wr_op op, char *e)
-{ (void)s; (void)i; (void)o; (void)a; (void)b; (void)t; (void)op; return nyi(e); }
-static wr_status rs(void *s, const void *i, void *o, size_t a, const size_t *b, wr_type t, wr_op op, char *e)
-{ (void)s; (void)i; (void)o; (void)a; (void)b; (void)t; (void)op; return nyi(e); }
-static wr_status ax(void *s, const void *i, size_t c, wr_type t, int m, size_t *x, void *v, char *e)
-{ (void)s; (void)i; (void)c; (void)t; (void)m; (void)x; (void)v; return nyi(e); }
+static wr_status cpu_open(void **state, char *err)
+{
+    (void)err;
+    *state = NULL;
+    return WR_SUCCESS;
+}
+
+static void cpu_close(void *state)
+{
+    (void)state;
+}
+
+static void cpu_describe(void *state, char *buf, size_t len)
+{
+    (void)state;
+#ifdef _OPENMP
+    snprintf(buf, len, "OpenMP, %d thread%s", omp_get_max_threads(), omp_get_max_threads() == 1 ? "" : "s");
+#else
+    snprintf(buf, len, "serial (built without OpenMP)");
+#endif
+}
+
+static wr_mem_kind cpu_locate(void *state, const void *ptr)
+{
+    (void)state;
+    (void)ptr;
+    return WR_MEM_HOST;
+}
+
+static wr_status cpu_copy_to_host(void *state, void *dst, const void *src, size_t bytes, char *err)
+{
+    (void)state;
+    (void)err;
+    memcpy(dst, src, bytes);
+    return WR_SUCCESS;
+}
+
+static wr_status cpu_reduce(void *state, const void *in, void *out, size_t count, wr_type type, wr_op op,
+                            char *err)
+{
+    (void)state;
+    return wrc_reduce(in, out, count, type, op, err);
+}
+
+static wr_status cpu_scan(void *state, const void *in, void *out, size_t count, wr_type type, wr_op op,
+                          int exclusive, char *err)
+{
+    (void)state;
+    return wrc_scan(in, out, count, type, op, exclusive, err);
+}
+
+static wr_status cpu_reduce_rows(void *state, const void *in, void *out, size_t rows, size_t cols,
+                                 wr_type type, wr_op op, char *err)
+{
+    (void)state;
+    return wrc_reduce_rows(in, out, rows, cols, type, op, err);
+}
+
+static wr_status cpu_reduce_segments(void *state, const void *in, void *out, size_t nsegments,
+                                     const size_t *offsets, wr_type type, wr_op op, char *err)
+{
+    (void)state;
+    return wrc_reduce_segments(in, out, nsegments, offsets, type, op, err);
+}
+
+static wr_status cpu_argext(void *state, const void *in, size_t count, wr_type type, int is_max,
+                            size_t *index, void *value, char *err)
+{
+    (void)state;
+    return wrc_argext(in, count, type, is_max, index, value, err);
+}
 
 const struct wr_backend_ops wri_cpu_backend_ops = {
-    .abi = WR_BACKEND_ABI, .name = "cpu", .open = cpu_open, .close = cpu_close,
-    .describe = cpu_describe, .locate = cpu_locate, .copy_to_host = cpu_copy,
-    .reduce = r, .scan = sc, .reduce_rows = rr, .reduce_segments = rs, .argext = ax,
+    .abi = WR_BACKEND_ABI,
+    .name = "cpu",
+    .open = cpu_open,
+    .close = cpu_close,
+    .describe = cpu_describe,
+    .locate = cpu_locate,
+    .copy_to_host = cpu_copy_to_host,
+    .reduce = cpu_reduce,
+    .scan = cpu_scan,
+    .reduce_rows = cpu_reduce_rows,
+    .reduce_segments = cpu_reduce_segments,
+    .argext = cpu_argext,
 };

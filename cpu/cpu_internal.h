@@ -1,0 +1,168 @@
+/*
+ * cpu_internal.h -- what the files of the cpu backend share (not installed).
+ *
+ * The backend is one ops table (cpu_backend.c) over three families of
+ * kernels: reductions (cpu_reduce.c: reduce, rows, segments), argmin/argmax
+ * (cpu_arg.c) and scans (cpu_scan.c).  Each family is written once as a
+ * macro over a (type, op) pair and instantiated for every valid pair from the
+ * list below; the parallel drivers are plain C over void pointers and call
+ * the per-pair kernels through small tables, once per block of thousands of
+ * elements.
+ *
+ * Determinism: every floating result is a fixed function of (type, op,
+ * count).  Work is cut into blocks whose size depends on nothing but the
+ * count, and block results are combined in a fixed order; which thread
+ * computes which block only changes when, never what.
+ */
+#ifndef WR_CPU_INTERNAL_H
+#define WR_CPU_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "wr_backend.h"
+#include "wr_ops.h"
+
+#ifdef _OPENMP
+#  include <omp.h>
+#  define WRC_PRAGMA(x) _Pragma(#x)
+#else
+#  define WRC_PRAGMA(x)
+#endif
+
+/* Full unrolling of the short fixed-count lane loops keeps the lane
+ * accumulators in vector registers (gcc -O2 otherwise vectorises the lane
+ * loop with the accumulators in memory). */
+#if defined(__GNUC__)
+#  define WRC_UNROLL _Pragma("GCC unroll 64")
+#else
+#  define WRC_UNROLL
+#endif
+
+/* ---- sizes ----------------------------------------------------------- */
+
+/* Leaf block of reduce and argmin/argmax: reduced by vector lanes, so every
+ * lane is a chain of at most WRC_BLOCK / lanes elements (128 for 4-byte
+ * types, 256 for 8-byte ones); block results are then combined pairwise. */
+#define WRC_BLOCK 4096
+/* Bytes of lane accumulators: 32 lanes of a 4-byte type, 16 of an 8-byte
+ * one (8 SSE registers; enough independent chains to hide add latency). */
+#define WRC_LANE_BYTES 128
+#define WRC_LANES(T) (WRC_LANE_BYTES / sizeof(T))
+/* Blocks are grouped into at most this many chunks (the unit of parallel
+ * work); the chunk size is a power of two of blocks, chosen from the count
+ * alone, so the reduction tree does not depend on the number of threads. */
+#define WRC_CHUNKS_MAX 1024
+/* Below this many elements a call runs in the calling thread: starting a
+ * team costs more than the work. */
+#define WRC_PAR_MIN ((size_t)1 << 15)
+
+/* Scan block: output i = base(block) op scan-inside-block(i).  Small enough
+ * that a float scan inside a block stays within 6e-5 relative even as one
+ * sequential chain; bases are carried in double. */
+#define WRC_SCAN_BLOCK 1024
+/* Blocks scanned side by side in one pass (independent dependency chains). */
+#define WRC_SCAN_WAYS 8
+/* Input bytes one thread handles per round of the parallel scan: read once
+ * from memory to sum its blocks, then scanned again while still in L2. */
+#define WRC_SCAN_ROUND_BYTES ((size_t)256 * 1024)
+/* Outputs at least this large are written with non-temporal stores: they
+ * would not stay in cache anyway, and streaming stores save the read for
+ * ownership that would otherwise make a scan move 3 bytes per 2. */
+#define WRC_STREAM_MIN_BYTES ((size_t)16 << 20)
+
+/* ---- the (type, op) pairs ---------------------------------------------- */
+
+/* One row per type: sfx, T, U (unsigned of the same width), E (wr_type), as
+ * in wr_ops.h's WR_TYPES, plus K: the integer type min/max lanes work in (for
+ * floats, the bits mapped to a signed integer of the same order, see
+ * wrc_key_* in cpu_reduce.c; for integers the type itself). */
+#define WRC_ROW_i32 i32, int32_t,  uint32_t, WR_INT32,  int32_t
+#define WRC_ROW_i64 i64, int64_t,  uint64_t, WR_INT64,  int64_t
+#define WRC_ROW_u32 u32, uint32_t, uint32_t, WR_UINT32, uint32_t
+#define WRC_ROW_u64 u64, uint64_t, uint64_t, WR_UINT64, uint64_t
+#define WRC_ROW_f32 f32, float,    float,    WR_FLOAT,  int32_t
+#define WRC_ROW_f64 f64, double,   double,   WR_DOUBLE, int64_t
+
+#define WRC_CALL(X, ...) X(__VA_ARGS__)
+
+/* WRC_TYPES(X): X(sfx, T, U, E, K) for every type. */
+#define WRC_TYPES(X)                                                          \
+    WRC_CALL(X, WRC_ROW_i32) WRC_CALL(X, WRC_ROW_i64) WRC_CALL(X, WRC_ROW_u32) \
+    WRC_CALL(X, WRC_ROW_u64) WRC_CALL(X, WRC_ROW_f32) WRC_CALL(X, WRC_ROW_f64)
+
+/* WRC_PAIRS: WRC_PAIR(sfx, T, U, E, K, op, OE) for every valid pair, the ops
+ * taken from wr_ops.h's lists (bitwise ops only for the integer types).  A
+ * file defines WRC_PAIR, expands WRC_PAIRS, and undefines it. */
+#define WRC_P_i32(op, OE) WRC_CALL(WRC_PAIR, WRC_ROW_i32, op, OE)
+#define WRC_P_i64(op, OE) WRC_CALL(WRC_PAIR, WRC_ROW_i64, op, OE)
+#define WRC_P_u32(op, OE) WRC_CALL(WRC_PAIR, WRC_ROW_u32, op, OE)
+#define WRC_P_u64(op, OE) WRC_CALL(WRC_PAIR, WRC_ROW_u64, op, OE)
+#define WRC_P_f32(op, OE) WRC_CALL(WRC_PAIR, WRC_ROW_f32, op, OE)
+#define WRC_P_f64(op, OE) WRC_CALL(WRC_PAIR, WRC_ROW_f64, op, OE)
+#define WRC_PAIRS                                                             \
+    WR_OPS(WRC_P_i32) WR_OPS(WRC_P_i64) WR_OPS(WRC_P_u32) WR_OPS(WRC_P_u64)   \
+    WR_ARITH_OPS(WRC_P_f32) WR_ARITH_OPS(WRC_P_f64)
+
+/* 1 for a floating type: a compile-time constant the generic kernels branch
+ * on (the other branch is dead code). */
+#define WRC_IS_FLOAT(T) ((T)0.5 != (T)0)
+
+#define WRC_NTYPES 6
+#define WRC_NOPS 7
+
+/* One element of any type, for results handed between the generic drivers
+ * and the typed kernels. */
+union wrc_val {
+    int32_t i32; int64_t i64; uint32_t u32; uint64_t u64; float f32; double f64;
+};
+
+/* ---- reductions (cpu_reduce.c) ------------------------------------------ */
+
+/* The typed kernels of one (type, op) pair, for the generic drivers. */
+struct wrc_red {
+    size_t size;                                   /* element bytes */
+    void (*ident)(union wrc_val *v);               /* *v = identity */
+    void (*combine)(union wrc_val *a, const union wrc_val *b); /* *a = *a op *b */
+    /* *v = the reduction of x[0..n), 0 < n <= WRC_BLOCK, by lanes */
+    void (*block)(const void *x, size_t n, union wrc_val *v);
+    /* out[r] = reduction of row r, for rows [r0, r1) of cols elements */
+    void (*rows)(const struct wrc_red *k, const void *in, void *out, size_t r0, size_t r1, size_t cols);
+    /* out[s] = reduction of in[off[s]..off[s+1]) for s in [s0, s1) */
+    void (*segments)(const struct wrc_red *k, const void *in, void *out, size_t s0, size_t s1,
+                     const size_t *off);
+};
+
+/* The kernels of a valid (type, op) pair. */
+const struct wrc_red *wrc_red_kernels(wr_type t, wr_op op);
+/* *v = the reduction of x[0..n) along the fixed tree (see cpu_reduce.c),
+ * with a team of threads when par and n is large enough. */
+void wrc_reduce_tree(const struct wrc_red *k, const void *x, size_t n, int par, union wrc_val *v);
+/* Store one element of k's type from v to out. */
+void wrc_store(const struct wrc_red *k, void *out, const union wrc_val *v);
+
+wr_status wrc_reduce(const void *in, void *out, size_t count, wr_type type, wr_op op, char *err);
+wr_status wrc_reduce_rows(const void *in, void *out, size_t rows, size_t cols, wr_type type, wr_op op,
+                          char *err);
+wr_status wrc_reduce_segments(const void *in, void *out, size_t nsegments, const size_t *offsets,
+                              wr_type type, wr_op op, char *err);
+
+/* ---- argmin / argmax (cpu_arg.c) ----------------------------------------- */
+wr_status wrc_argext(const void *in, size_t count, wr_type type, int is_max, size_t *index, void *value,
+                     char *err);
+
+/* ---- scans (cpu_scan.c) -------------------------------------------------- */
+wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op op, int exclusive,
+                   char *err);
+
+/* Number of threads a parallel region of this call may use (1 without
+ * OpenMP). */
+static inline int wrc_max_threads(void)
+{
+#ifdef _OPENMP
+    return omp_get_max_threads();
+#else
+    return 1;
+#endif
+}
+
+#endif /* WR_CPU_INTERNAL_H */

@@ -380,6 +380,7 @@ wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t,
             unsigned char id[8];
             wr_identity(t, o, id);
             WRC_CK(cudaMemcpyAsync, (out, id, es, cudaMemcpyDefault, L.st));
+            WRC_CK(cudaStreamSynchronize, (L.st));     /* id is gone after this block */
             return WR_SUCCESS;
         }
         const wr_mem_kind kin = kind_of(in);

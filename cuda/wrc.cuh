@@ -97,10 +97,6 @@ wr_status launch_segments(lane &L, const void *in, void *out, size_t nseg, const
 wr_status launch_seg_fix(lane &L, void *res, size_t m, const void *carry_in, void *carry_out,
                          int first_cont, int last_cont, wr_type t, wr_op o, char *err);
 
-/* Bytes of the scan carry for (t, o): float sums carry their tile prefixes
- * in double (accuracy over long arrays), everything else in its own type. */
-size_t scan_carry_size(wr_type t, wr_op o);
-
 /* ---- generic dispatch: F::run<O, T>(args...) for the (type, op) pair ----- */
 template <class F, typename T, typename... A>
 wr_status dispatch_int(wr_op o, A &&...a)

@@ -215,24 +215,12 @@ struct scan_fn {
     }
 };
 
-struct carry_size_fn {
-    template <wr_op O, typename T>
-    static wr_status run(size_t *sz) { *sz = sizeof(typename carry_of<O, T>::type); return WR_SUCCESS; }
-};
-
 } /* namespace */
 
 wr_status launch_scan(lane &L, const void *in, void *out, size_t n, wr_type t, wr_op o, int exclusive,
                       const void *carry_in, void *carry_out, char *err)
 {
     return dispatch<scan_fn>(t, o, L, in, out, n, exclusive, carry_in, carry_out, err);
-}
-
-size_t scan_carry_size(wr_type t, wr_op o)
-{
-    size_t sz = 8;
-    dispatch<carry_size_fn>(t, o, &sz);
-    return sz;
 }
 
 } /* namespace wrc */

@@ -41,7 +41,7 @@ extern "C" int bcu_init(char *why, size_t len)
         snprintf(why, len, "%s", cudaGetErrorString(e));
         return -1;
     }
-    snprintf(dev_name, sizeof dev_name, "%s (sm_%d%d, %d SMs, %.0f GiB)", p.name, p.major, p.minor,
+    snprintf(dev_name, sizeof dev_name, "%.100s (sm_%d%d, %d SMs, %.0f GiB)", p.name, p.major, p.minor,
              p.multiProcessorCount, (double)p.totalGlobalMem / (1 << 30));
     return 0;
 }
@@ -192,6 +192,14 @@ extern "C" int bcu_cub_run(void *arg, char *err)
     struct bcu_cub *b = (struct bcu_cub *)arg;
     cudaError_t e = (cudaError_t)cub_call(b, b->temp, &b->temp_bytes);
     if (e == cudaSuccess) e = cudaStreamSynchronize(0);
+    return e == cudaSuccess ? 0 : fail(e, "CUB", err);
+}
+
+extern "C" int bcu_cub_launch(void *arg, char *err)
+{
+    struct bcu_cub *b = (struct bcu_cub *)arg;
+    cudaError_t e = (cudaError_t)cub_call(b, b->temp, &b->temp_bytes);
+    if (e == cudaSuccess) e = cudaGetLastError();
     return e == cudaSuccess ? 0 : fail(e, "CUB", err);
 }
 

@@ -293,8 +293,8 @@ void bench_targets(void)
     target("cuda scan sum f32 2^28 >= 0.90x copy", "cuda", "scan", "f32", "sum", "", n28, T_CEIL_FRAC, 0.9);
     target("cuda exscan sum i32 2^28 >= 0.90x copy", "cuda", "exscan", "i32", "sum", "", n28, T_CEIL_FRAC, 0.9);
     target("cuda rows f32 2^25, 32 cols >= 2500 GB/s", "cuda", "reduce_rows", "f32", "sum", "cols=32", n25, T_GBPS, 2500);
-    target("cuda rows f32 1024 cols >= 3500 GB/s", "cuda", "reduce_rows", "f32", "sum", "cols=1024", 0, T_GBPS, 3500);
-    target("cuda rows f32 32768 cols >= 1.00x CUB", "cuda", "reduce_rows", "f32", "sum", "cols=32768", 0, T_REF_RATIO, 1.0);
+    target("cuda rows f32 2^25, 1024 cols >= 3500 GB/s", "cuda", "reduce_rows", "f32", "sum", "cols=1024", n25, T_GBPS, 3500);
+    target("cuda rows f32 2^25, 32768 cols >= 1.00x CUB", "cuda", "reduce_rows", "f32", "sum", "cols=32768", n25, T_REF_RATIO, 1.0);
     target("cpu reduce sum f32 2^28 >= 0.95x omp simd", "cpu", "reduce", "f32", "sum", "", n28, T_REF_RATIO, 0.95);
     target("cpu scan sum f32 2^28 >= 0.70x memcpy", "cpu", "scan", "f32", "sum", "", n28, T_CEIL_FRAC, 0.7);
     target("cpu scan sum f32 2^28 >= 3x omp scan", "cpu", "scan", "f32", "sum", "", n28, T_REF_RATIO, 3.0);

@@ -69,6 +69,9 @@ int bench_cell_exact(const struct bench_cell *c);
 /* Poison an output buffer (host) so that an unwritten element fails a check. */
 void bench_poison(void *buf, size_t bytes);
 
+/* Elements of the output array (reduce: 1, scans: n, rows: rows, segments:
+ * nseg; argmin/argmax: 0, they write an index and a value). */
+size_t bench_out_count(const struct bench_cell *c);
 /* Bytes an operation moves: each input read once, each output written once. */
 double bench_cell_bytes(const struct bench_cell *c);
 

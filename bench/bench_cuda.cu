@@ -139,16 +139,6 @@ struct bcu_cub {
     size_t temp_bytes;
 };
 
-static size_t cub_out_count(const struct bench_cell *c)
-{
-    switch (c->func) {
-    case BF_SCAN: case BF_EXSCAN: return c->n;
-    case BF_ROWS: return c->rows;
-    case BF_SEGMENTS: return c->nseg;
-    default: return 1;
-    }
-}
-
 /* One call of CUB's for the cell; temp == NULL asks for the temp size. */
 static int cub_call(struct bcu_cub *b, void *temp, size_t *bytes)
 {
@@ -177,7 +167,7 @@ extern "C" int bcu_cub_prepare(struct bcu_cub **cub, const struct bench_cell *c,
         snprintf(err, WR_BENCH_ERRLEN, "n > 2^31-1 not measured with CUB");
         return -1;
     }
-    if ((e = cudaMalloc(&b->d_out, cub_out_count(c) * wr_type_size(c->type) + 16)) != cudaSuccess
+    if ((e = cudaMalloc(&b->d_out, bench_out_count(c) * wr_type_size(c->type) + 16)) != cudaSuccess
         || (e = cudaMalloc(&b->d_aux, 16)) != cudaSuccess)
         return fail(e, "cudaMalloc (CUB output)", err);
     if ((e = (cudaError_t)cub_call(b, NULL, &b->temp_bytes)) != cudaSuccess)
@@ -215,7 +205,7 @@ extern "C" int bcu_cub_result(struct bcu_cub *b, void *out, size_t *index, void 
         *index = (size_t)idx;
         return 0;
     }
-    e = cudaMemcpy(out, b->d_out, cub_out_count(&b->c) * s, cudaMemcpyDeviceToHost);
+    e = cudaMemcpy(out, b->d_out, bench_out_count(&b->c) * s, cudaMemcpyDeviceToHost);
     return e == cudaSuccess ? 0 : fail(e, "cudaMemcpy (CUB result)", err);
 }
 

@@ -395,17 +395,6 @@ static int loop_call(void *arg, char *err)
     return r;
 }
 
-static size_t out_count(const struct bench_cell *c)
-{
-    switch (c->func) {
-    case BF_SCAN: case BF_EXSCAN: return c->n;
-    case BF_ROWS: return c->rows;
-    case BF_SEGMENTS: return c->nseg;
-    case BF_REDUCE: return 1;
-    default: return 0;
-    }
-}
-
 /* Segment offsets for n elements: lengths uniform in [0, 2*seglen], the
  * last segment ends at n.  Returns the number of segments. */
 static size_t make_offsets(size_t *off, size_t cap, size_t n, size_t seglen, uint64_t seed)
@@ -431,7 +420,7 @@ static void verify_ours(const struct env *e, struct ourcall *a, const struct opt
                         struct bench_row *row)
 {
     const struct bench_cell *c = a->c;
-    size_t bytes = out_count(c) * wr_type_size(c->type);
+    size_t bytes = bench_out_count(c) * wr_type_size(c->type);
     char err[WR_BENCH_ERRLEN] = "", msg[200];
     const void *res = e->h_out;
     if (!o->check) { strcpy(row->check, "unchecked"); return; }

@@ -158,7 +158,8 @@ void bench_emit(const struct bench_row *r)
     else fprintf(out.table, "%10s %9s ", "-", "-");
     if (r->ceil_gbps > 0) fprintf(out.table, "%9.2f ", r->ceil_gbps);
     else fprintf(out.table, "%9s ", "-");
-    if (frac > 0) fprintf(out.table, "%5.0f%% ", 100 * frac);
+    if (frac >= 100) fprintf(out.table, "%6s ", ">9999%");
+    else if (frac > 0) fprintf(out.table, "%5.0f%% ", 100 * frac);
     else fprintf(out.table, "%6s ", "-");
     fprintf(out.table, " %-12s ", r->ref_name[0] ? r->ref_name : "-");
     if (r->ref_time > 0) fprintf(out.table, "%9.2f ", rg);

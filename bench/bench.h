@@ -69,6 +69,9 @@ int bench_cell_exact(const struct bench_cell *c);
 /* Poison an output buffer (host) so that an unwritten element fails a check. */
 void bench_poison(void *buf, size_t bytes);
 
+/* Elements of the output array (reduce: 1, scans: n, rows: rows, segments:
+ * nseg; argmin/argmax: 0, they write an index and a value). */
+size_t bench_out_count(const struct bench_cell *c);
 /* Bytes an operation moves: each input read once, each output written once. */
 double bench_cell_bytes(const struct bench_cell *c);
 
@@ -100,6 +103,8 @@ struct bench_row {
     double ceil_gbps;      /* copy ceiling of the same run (0: none) */
     char ref_name[24];     /* "CUB", "omp simd", "serial CPU", "" */
     double ref_time;       /* seconds, 0: none */
+    double ref_kernel_time;/* cuda: CUB timed without the stream synchronisation
+                              (events around the launches only), 0: none */
     char check[160];       /* "ok", "FAIL ...", "ERROR ...", "-" */
     int failed;
 };
@@ -156,6 +161,7 @@ struct bcu_cub;
 int bcu_cub_prepare(struct bcu_cub **cub, const struct bench_cell *c, const void *d_in,
                     const size_t *d_offsets, char *err);
 int bcu_cub_run(void *cub, char *err);                     /* a bench_call */
+int bcu_cub_launch(void *cub, char *err);  /* the same without the synchronisation */
 /* Copy CUB's last result to the host: out (as for bench_verify) or
  * index/value for argmin/argmax. */
 int bcu_cub_result(struct bcu_cub *cub, void *out, size_t *index, void *value, char *err);

@@ -41,7 +41,7 @@ extern "C" int bcu_init(char *why, size_t len)
         snprintf(why, len, "%s", cudaGetErrorString(e));
         return -1;
     }
-    snprintf(dev_name, sizeof dev_name, "%s (sm_%d%d, %d SMs, %.0f GiB)", p.name, p.major, p.minor,
+    snprintf(dev_name, sizeof dev_name, "%.100s (sm_%d%d, %d SMs, %.0f GiB)", p.name, p.major, p.minor,
              p.multiProcessorCount, (double)p.totalGlobalMem / (1 << 30));
     return 0;
 }
@@ -139,16 +139,6 @@ struct bcu_cub {
     size_t temp_bytes;
 };
 
-static size_t cub_out_count(const struct bench_cell *c)
-{
-    switch (c->func) {
-    case BF_SCAN: case BF_EXSCAN: return c->n;
-    case BF_ROWS: return c->rows;
-    case BF_SEGMENTS: return c->nseg;
-    default: return 1;
-    }
-}
-
 /* One call of CUB's for the cell; temp == NULL asks for the temp size. */
 static int cub_call(struct bcu_cub *b, void *temp, size_t *bytes)
 {
@@ -177,7 +167,7 @@ extern "C" int bcu_cub_prepare(struct bcu_cub **cub, const struct bench_cell *c,
         snprintf(err, WR_BENCH_ERRLEN, "n > 2^31-1 not measured with CUB");
         return -1;
     }
-    if ((e = cudaMalloc(&b->d_out, cub_out_count(c) * wr_type_size(c->type) + 16)) != cudaSuccess
+    if ((e = cudaMalloc(&b->d_out, bench_out_count(c) * wr_type_size(c->type) + 16)) != cudaSuccess
         || (e = cudaMalloc(&b->d_aux, 16)) != cudaSuccess)
         return fail(e, "cudaMalloc (CUB output)", err);
     if ((e = (cudaError_t)cub_call(b, NULL, &b->temp_bytes)) != cudaSuccess)
@@ -195,6 +185,14 @@ extern "C" int bcu_cub_run(void *arg, char *err)
     return e == cudaSuccess ? 0 : fail(e, "CUB", err);
 }
 
+extern "C" int bcu_cub_launch(void *arg, char *err)
+{
+    struct bcu_cub *b = (struct bcu_cub *)arg;
+    cudaError_t e = (cudaError_t)cub_call(b, b->temp, &b->temp_bytes);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    return e == cudaSuccess ? 0 : fail(e, "CUB", err);
+}
+
 extern "C" int bcu_cub_result(struct bcu_cub *b, void *out, size_t *index, void *value, char *err)
 {
     size_t s = wr_type_size(b->c.type);
@@ -207,7 +205,7 @@ extern "C" int bcu_cub_result(struct bcu_cub *b, void *out, size_t *index, void 
         *index = (size_t)idx;
         return 0;
     }
-    e = cudaMemcpy(out, b->d_out, cub_out_count(&b->c) * s, cudaMemcpyDeviceToHost);
+    e = cudaMemcpy(out, b->d_out, bench_out_count(&b->c) * s, cudaMemcpyDeviceToHost);
     return e == cudaSuccess ? 0 : fail(e, "cudaMemcpy (CUB result)", err);
 }
 

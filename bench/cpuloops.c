@@ -5,8 +5,8 @@
  *  - sum:  `#pragma omp parallel for simd reduction(+:s)`, what a user would
  *          write by hand (a per-thread/per-lane sequential accumulator: fast,
  *          but without the accuracy bound the library promises for floats);
- *  - copy: a parallel memcpy, one contiguous chunk per thread, the memory
- *          ceiling of the cpu rows;
+ *  - copy: a parallel memcpy, one contiguous chunk per thread (one thread
+ *          below 1 MiB), the memory ceiling of the cpu rows;
  *  - scan: the OpenMP 5.0 `scan` directive (`reduction(inscan, +:s)`), the
  *          textbook parallel prefix sum.
  *
@@ -129,10 +129,12 @@ int bench_loop_scan(wr_type t, const void *in, void *out, size_t n, int exclusiv
     return -1;
 }
 
+/* Below 1 MiB one thread copies: waking a team costs more than it brings
+ * there, and the ceiling should be the best copy, not a slow one. */
 void bench_loop_copy(void *dst, const void *src, size_t bytes)
 {
 #ifdef _OPENMP
-    OMP(omp parallel)
+    OMP(omp parallel if (bytes >= ((size_t)1 << 20)))
     {
         size_t nt = (size_t)omp_get_num_threads(), t = (size_t)omp_get_thread_num();
         size_t chunk = ((bytes + nt - 1) / nt + 63) & ~(size_t)63;

@@ -54,6 +54,17 @@ template <class T> T bcu_identity(int op)
     return v;
 }
 
+/* What every CUB call gets; the runners add a template run<T, OP>(). */
+struct BcuCall {
+    const struct bench_cell *c;
+    void *temp;                /* NULL: ask for the temporary storage size */
+    size_t *bytes;
+    const void *in;
+    void *out;
+    BcuCall(const struct bench_cell *c_, void *temp_, size_t *bytes_, const void *in_, void *out_)
+        : c(c_), temp(temp_), bytes(bytes_), in(in_), out(out_) {}
+};
+
 /* R::run<T, OP>() for the cell's type and op. */
 template <class S, class U, class R> int bcu_dispatch_int(const struct bench_cell *c, R &r)
 {

@@ -5,12 +5,8 @@
 #include "cub_common.cuh"
 
 namespace {
-struct ReduceRun {
-    const struct bench_cell *c;
-    void *temp;
-    size_t *bytes;
-    const void *in;
-    void *out;
+struct ReduceRun : BcuCall {
+    using BcuCall::BcuCall;
     template <class T, int OP> int run()
     {
         const T *i = (const T *)in;
@@ -50,6 +46,6 @@ extern "C" int bcu_cub_reduce(const struct bench_cell *c, void *temp, size_t *te
         }
         return (int)cudaErrorInvalidValue;
     }
-    ReduceRun r = { c, temp, temp_bytes, d_in, d_out };
+    ReduceRun r(c, temp, temp_bytes, d_in, d_out);
     return bcu_dispatch(c, r);
 }

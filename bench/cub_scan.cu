@@ -5,12 +5,8 @@
 #include "cub_common.cuh"
 
 namespace {
-struct ScanRun {
-    const struct bench_cell *c;
-    void *temp;
-    size_t *bytes;
-    const void *in;
-    void *out;
+struct ScanRun : BcuCall {
+    using BcuCall::BcuCall;
     template <class T, int OP> int run()
     {
         const T *i = (const T *)in;
@@ -30,6 +26,6 @@ struct ScanRun {
 extern "C" int bcu_cub_scan(const struct bench_cell *c, void *temp, size_t *temp_bytes,
                             const void *d_in, void *d_out)
 {
-    ScanRun r = { c, temp, temp_bytes, d_in, d_out };
+    ScanRun r(c, temp, temp_bytes, d_in, d_out);
     return bcu_dispatch(c, r);
 }

@@ -14,13 +14,9 @@ struct RowOffset {
     __host__ __device__ int operator()(int row) const { return row * cols; }
 };
 
-struct SegRun {
-    const struct bench_cell *c;
-    void *temp;
-    size_t *bytes;
-    const void *in;
-    void *out;
-    const size_t *off;
+struct SegRun : BcuCall {
+    using BcuCall::BcuCall;
+    const size_t *off = nullptr;
     template <class T, int OP, class It> int seg(It begin, It end, long long nseg)
     {
         const T *i = (const T *)in;
@@ -46,6 +42,7 @@ struct SegRun {
 extern "C" int bcu_cub_segreduce(const struct bench_cell *c, void *temp, size_t *temp_bytes,
                                  const void *d_in, void *d_out, const size_t *d_offsets)
 {
-    SegRun r = { c, temp, temp_bytes, d_in, d_out, d_offsets };
+    SegRun r(c, temp, temp_bytes, d_in, d_out);
+    r.off = d_offsets;
     return bcu_dispatch(c, r);
 }

@@ -7,6 +7,7 @@ struct bench_meta {
     const char *date;          /* ISO 8601, local time */
     const char *describe;      /* wr_context_describe() of the contexts used */
     const char *command;       /* the command line */
+    char loadavg[64];          /* the 1/5/15-minute load averages, "" if unknown */
     int reps, warmup;
 };
 

@@ -45,52 +45,41 @@ static uint64_t mix(uint64_t seed, uint64_t i)
  * PROD so that a wrapping product never collapses to 0.  Floats: uniform in
  * [0,1); for PROD uniform in 1 +- 2^-10, so that a product of 2^28 of them
  * stays within a few powers of e of 1 (a random walk of log(x)). */
+#ifdef _OPENMP
+#  define OMP_FOR _Pragma("omp parallel for schedule(static)")
+#else
+#  define OMP_FOR
+#endif
+/* One parallel loop per element type; h is the element's random word. */
+#define FILL_LOOP(T, EXPR)                                                     \
+    do {                                                                       \
+        T *p = (T *)buf;                                                       \
+        OMP_FOR                                                                \
+        for (i = 0; i < nn; i++) {                                             \
+            uint64_t h = mix(seed, (uint64_t)i);                               \
+            p[i] = (EXPR);                                                     \
+        }                                                                      \
+    } while (0)
+
 void bench_fill(void *buf, wr_type t, size_t n, enum bench_data kind, uint64_t seed)
 {
     long long i, nn = (long long)n;
+    int prod = kind == DATA_PROD;
     switch (t) {
-    case WR_INT32: case WR_UINT32: {
-        uint32_t *p = (uint32_t *)buf;
-        uint32_t odd = kind == DATA_PROD ? 1u : 0u;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-        for (i = 0; i < nn; i++) p[i] = (uint32_t)(mix(seed, (uint64_t)i) >> 32) | odd;
+    case WR_INT32: case WR_UINT32:
+        FILL_LOOP(uint32_t, (uint32_t)(h >> 32) | (uint32_t)prod);
         break;
-    }
-    case WR_INT64: case WR_UINT64: {
-        uint64_t *p = (uint64_t *)buf;
-        uint64_t odd = kind == DATA_PROD ? 1u : 0u;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-        for (i = 0; i < nn; i++) p[i] = mix(seed, (uint64_t)i) | odd;
+    case WR_INT64: case WR_UINT64:
+        FILL_LOOP(uint64_t, h | (uint64_t)prod);
         break;
-    }
-    case WR_FLOAT: {
-        float *p = (float *)buf;
-        int prod = kind == DATA_PROD;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-        for (i = 0; i < nn; i++) {
-            float u = (float)(mix(seed, (uint64_t)i) >> 40) * 0x1p-24f;
-            p[i] = prod ? 1.0f + (u - 0.5f) * 0x1p-9f : u;
-        }
+    case WR_FLOAT:
+        FILL_LOOP(float, prod ? 1.0f + ((float)(h >> 40) * 0x1p-24f - 0.5f) * 0x1p-9f
+                              : (float)(h >> 40) * 0x1p-24f);
         break;
-    }
-    case WR_DOUBLE: {
-        double *p = (double *)buf;
-        int prod = kind == DATA_PROD;
-#ifdef _OPENMP
-#pragma omp parallel for schedule(static)
-#endif
-        for (i = 0; i < nn; i++) {
-            double u = (double)(mix(seed, (uint64_t)i) >> 11) * 0x1p-53;
-            p[i] = prod ? 1.0 + (u - 0.5) * 0x1p-9 : u;
-        }
+    case WR_DOUBLE:
+        FILL_LOOP(double, prod ? 1.0 + ((double)(h >> 11) * 0x1p-53 - 0.5) * 0x1p-9
+                               : (double)(h >> 11) * 0x1p-53);
         break;
-    }
     }
 }
 
@@ -98,6 +87,17 @@ void bench_fill(void *buf, wr_type t, size_t n, enum bench_data kind, uint64_t s
 void bench_poison(void *buf, size_t bytes)
 {
     memset(buf, 0xff, bytes);
+}
+
+size_t bench_out_count(const struct bench_cell *c)
+{
+    switch (c->func) {
+    case BF_SCAN: case BF_EXSCAN: return c->n;
+    case BF_ROWS:     return c->rows;
+    case BF_SEGMENTS: return c->nseg;
+    case BF_REDUCE:   return 1;
+    default:          return 0;
+    }
 }
 
 double bench_cell_bytes(const struct bench_cell *c)

@@ -306,6 +306,7 @@ int bcu_cub_prepare(struct bcu_cub **c, const struct bench_cell *cell, const voi
                     const size_t *d_off, char *err)
 { (void)cell; (void)d_in; (void)d_off; *c = NULL; strcpy(err, "no CUDA"); return -1; }
 int bcu_cub_run(void *c, char *err) { (void)c; strcpy(err, "no CUDA"); return -1; }
+int bcu_cub_launch(void *c, char *err) { (void)c; strcpy(err, "no CUDA"); return -1; }
 int bcu_cub_result(struct bcu_cub *c, void *o, size_t *i, void *v, char *err)
 { (void)c; (void)o; (void)i; (void)v; strcpy(err, "no CUDA"); return -1; }
 void bcu_cub_free(struct bcu_cub *c) { (void)c; }
@@ -394,17 +395,6 @@ static int loop_call(void *arg, char *err)
     return r;
 }
 
-static size_t out_count(const struct bench_cell *c)
-{
-    switch (c->func) {
-    case BF_SCAN: case BF_EXSCAN: return c->n;
-    case BF_ROWS: return c->rows;
-    case BF_SEGMENTS: return c->nseg;
-    case BF_REDUCE: return 1;
-    default: return 0;
-    }
-}
-
 /* Segment offsets for n elements: lengths uniform in [0, 2*seglen], the
  * last segment ends at n.  Returns the number of segments. */
 static size_t make_offsets(size_t *off, size_t cap, size_t n, size_t seglen, uint64_t seed)
@@ -430,7 +420,7 @@ static void verify_ours(const struct env *e, struct ourcall *a, const struct opt
                         struct bench_row *row)
 {
     const struct bench_cell *c = a->c;
-    size_t bytes = out_count(c) * wr_type_size(c->type);
+    size_t bytes = bench_out_count(c) * wr_type_size(c->type);
     char err[WR_BENCH_ERRLEN] = "", msg[200];
     const void *res = e->h_out;
     if (!o->check) { strcpy(row->check, "unchecked"); return; }
@@ -475,6 +465,8 @@ static void run_cub(const struct env *e, const struct bench_cell *c, const struc
     }
     strcpy(row->ref_name, "CUB");
     row->ref_time = t.med;
+    /* CUB's kernel time alone, as the anchors were taken (CSV/JSON). */
+    if (time_call(e, bcu_cub_launch, cub, o, &t, err) == 0) row->ref_kernel_time = t.med;
     if (o->check && bench_cell_exact(c)) {
         bench_poison(value, sizeof value);
         if (bcu_cub_result(cub, e->h_out, &index, value, err)) {
@@ -817,7 +809,7 @@ int main(int argc, char **argv)
     struct bench_meta meta;
     wr_context *cpu = NULL, *cuda = NULL;
     char why_dev[WR_BENCH_ERRLEN] = "", why_cuda[WR_BENCH_ERRLEN] = "", date[64], describe[512];
-    char command[1024] = "warpred-bench";
+    char command[1024] = "warpred-bench", la[3][16];
     int have_dev, i;
     time_t now = time(NULL);
     struct tm tm;
@@ -846,6 +838,15 @@ int main(int argc, char **argv)
     snprintf(describe, sizeof describe, "%s; %s%s%s", wr_context_describe(cpu),
              cuda ? wr_context_describe(cuda) : why_cuda,
              have_dev && !cuda ? "; device " : "", have_dev && !cuda ? bcu_device_name() : "");
+    memset(&meta, 0, sizeof meta);
+    {   /* Linux: a busy machine explains noisy cpu rows */
+        FILE *f = fopen("/proc/loadavg", "r");
+        if (f) {
+            if (fscanf(f, "%15s %15s %15s", la[0], la[1], la[2]) == 3)
+                snprintf(meta.loadavg, sizeof meta.loadavg, "%s %s %s", la[0], la[1], la[2]);
+            fclose(f);
+        }
+    }
     meta.lib_version = wr_version();
     meta.date = date;
     meta.describe = describe;

@@ -1,0 +1,654 @@
+/*
+ * warpred_cuda.cu -- the CUDA backend: a plugin that exports one symbol,
+ * warpred_backend_ops (see lib/wr_backend.h), and nothing else.
+ *
+ * This file holds what is not a kernel: opening the device, telling where a
+ * buffer lives, the pool of per-call resources ("lanes"), and the staging
+ * pipelines that stream host-resident buffers through pinned memory.
+ *
+ * Residency.  Device and managed buffers are used in place.  A host buffer
+ * (pageable or pinned) is streamed in chunks through kStages device buffers:
+ * pinned memory is copied by DMA straight from/to the caller's buffer,
+ * pageable memory first through pinned staging buffers.  Copies in, kernels
+ * and copies out run on three streams ordered by events, so chunk k+1 is
+ * copied in while chunk k is computed and chunk k-1 copied out, and the
+ * device memory a call holds for host data is kStages staging buffers
+ * whatever the array's size.  Scans carry the running prefix from chunk to
+ * chunk on the device; chunks are whole scan tiles, so a staged scan gives
+ * the same bits as the same scan on device memory.
+ *
+ * Threads.  Each call takes a lane (stream, scratch, staging) from the
+ * context's pool and returns it, so threads sharing a context run their
+ * calls concurrently on separate streams; scratch is allocated when a lane is
+ * made and grown only when a call needs more, never on the steady-state path.
+ *
+ * Errors.  Every CUDA failure becomes WR_ERR_DEVICE (out of memory:
+ * WR_ERR_NO_MEMORY) with "call: CUDA error string" in err; the lane's streams
+ * are drained and the error cleared, so the context stays usable (an error
+ * that destroys the CUDA context itself, such as a kernel fault, cannot be
+ * undone by anyone).  Nothing is ever printed.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <mutex>
+#include <new>
+#include <vector>
+#include "wrc.cuh"
+
+#define WRC_EXPORT __attribute__((visibility("default")))
+
+namespace wrc {
+
+namespace {
+
+struct state {
+    int dev;
+    int sms;
+    char desc[300];
+    size_t stage_bytes;          /* per staging buffer */
+    std::mutex mu;
+    std::vector<lane *> idle;    /* lanes not in use */
+    std::vector<lane *> all;
+};
+
+/* A kernel that proves the plugin holds code this device can run. */
+__global__ void k_probe(int *p) { if (p) *p = 0; }
+
+bool dev_ok(wr_mem_kind k) { return k == WR_MEM_DEVICE || k == WR_MEM_MANAGED; }
+
+wr_mem_kind kind_of(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return WR_MEM_HOST;
+    }
+    switch (a.type) {
+    case cudaMemoryTypeDevice:  return WR_MEM_DEVICE;
+    case cudaMemoryTypeManaged: return WR_MEM_MANAGED;
+    case cudaMemoryTypeHost:    return WR_MEM_HOST_PINNED;
+    default:                    return WR_MEM_HOST;
+    }
+}
+
+unsigned char *slot(lane &L, int i) { return L.slot + (size_t)i * kSlotBytes; }
+
+/* ---- lanes --------------------------------------------------------------- */
+
+void lane_destroy(lane *L)
+{
+    if (L == nullptr) return;
+    if (L->st) (void)cudaStreamSynchronize(L->st);
+    if (L->h2d) (void)cudaStreamSynchronize(L->h2d);
+    if (L->d2h) (void)cudaStreamSynchronize(L->d2h);
+    cudaFree(L->ctr);
+    cudaFree(L->slot);
+    cudaFree(L->part);
+    cudaFree(L->tstat);
+    cudaFree(L->segctr);
+    cudaFree(L->doff);
+    for (int b = 0; b < kStages; b++) {
+        cudaFree(L->sdev[b]);
+        cudaFreeHost(L->shost[b]);
+        cudaFree(L->soff_dev[b]);
+        cudaFreeHost(L->soff_host[b]);
+        cudaFree(L->sres[b]);
+        if (L->e_in[b]) cudaEventDestroy(L->e_in[b]);
+        if (L->e_comp[b]) cudaEventDestroy(L->e_comp[b]);
+        if (L->e_out[b]) cudaEventDestroy(L->e_out[b]);
+    }
+    if (L->st) cudaStreamDestroy(L->st);
+    if (L->h2d) cudaStreamDestroy(L->h2d);
+    if (L->d2h) cudaStreamDestroy(L->d2h);
+    (void)cudaGetLastError();
+    delete L;
+}
+
+wr_status lane_create(state *S, lane **out, char *err)
+{
+    lane *L = new (std::nothrow) lane();
+    wr_status st = WR_SUCCESS;
+    if (L == nullptr) {
+        snprintf(err, WR_ERRLEN, "out of host memory for a CUDA stream's state");
+        return WR_ERR_NO_MEMORY;
+    }
+    L->sms = S->sms;
+    st = [&]() -> wr_status {
+        WRC_CK(cudaStreamCreateWithFlags, (&L->st, cudaStreamNonBlocking));
+        WRC_CK(cudaMalloc, ((void **)&L->ctr, 64));
+        WRC_CK(cudaMemsetAsync, (L->ctr, 0, 64, L->st));
+        WRC_CK(cudaMalloc, ((void **)&L->slot, kSlots * kSlotBytes));
+        WRC_CK(cudaMemsetAsync, (L->slot, 0, kSlots * kSlotBytes, L->st));
+        WRC_CK(cudaMalloc, (&L->part, (size_t)kMaxGrid * 16));
+        L->part_cap = (size_t)kMaxGrid * 16;
+        return WR_SUCCESS;
+    }();
+    if (st != WR_SUCCESS) {
+        lane_destroy(L);
+        return st;
+    }
+    *out = L;
+    return WR_SUCCESS;
+}
+
+/* The staging buffers and copy streams, made on a lane's first host-memory call. */
+wr_status ensure_staging(state *S, lane &L, char *err)
+{
+    if (L.sbytes) return WR_SUCCESS;
+    WRC_CK(cudaStreamCreateWithFlags, (&L.h2d, cudaStreamNonBlocking));
+    WRC_CK(cudaStreamCreateWithFlags, (&L.d2h, cudaStreamNonBlocking));
+    for (int b = 0; b < kStages; b++) {
+        WRC_CK(cudaMalloc, (&L.sdev[b], S->stage_bytes));
+        WRC_CK(cudaHostAlloc, (&L.shost[b], S->stage_bytes, cudaHostAllocDefault));
+        WRC_CK(cudaEventCreateWithFlags, (&L.e_in[b], cudaEventDisableTiming));
+        WRC_CK(cudaEventCreateWithFlags, (&L.e_comp[b], cudaEventDisableTiming));
+        WRC_CK(cudaEventCreateWithFlags, (&L.e_out[b], cudaEventDisableTiming));
+    }
+    L.sbytes = S->stage_bytes;
+    return WR_SUCCESS;
+}
+
+/* Per-chunk offsets and results for segmented work on host memory. */
+wr_status ensure_seg_staging(state *S, lane &L, char *err)
+{
+    WRC_TRY(ensure_staging(S, L, err));
+    if (L.soff_n) return WR_SUCCESS;
+    const size_t n = L.sbytes / 32;          /* segments per chunk, +1 offsets */
+    for (int b = 0; b < kStages; b++) {
+        WRC_CK(cudaMalloc, ((void **)&L.soff_dev[b], (n + 1) * sizeof(size_t)));
+        WRC_CK(cudaHostAlloc, ((void **)&L.soff_host[b], (n + 1) * sizeof(size_t), cudaHostAllocDefault));
+        WRC_CK(cudaMalloc, (&L.sres[b], n * 8));
+    }
+    L.soff_n = n + 1;
+    return WR_SUCCESS;
+}
+
+lane *acquire(state *S, wr_status *st, char *err)
+{
+    lane *L = nullptr;
+    {
+        std::lock_guard<std::mutex> g(S->mu);
+        if (!S->idle.empty()) {
+            L = S->idle.back();
+            S->idle.pop_back();
+            return L;
+        }
+    }
+    *st = lane_create(S, &L, err);
+    if (*st != WR_SUCCESS) return nullptr;
+    try {
+        std::lock_guard<std::mutex> g(S->mu);
+        S->all.push_back(L);
+        S->idle.reserve(S->all.size());       /* so that release() never allocates */
+    } catch (...) {
+        lane_destroy(L);
+        snprintf(err, WR_ERRLEN, "out of host memory for the stream pool");
+        *st = WR_ERR_NO_MEMORY;
+        return nullptr;
+    }
+    return L;
+}
+
+void release(state *S, lane *L)
+{
+    std::lock_guard<std::mutex> g(S->mu);
+    S->idle.push_back(L);      /* no allocation: idle has room for every lane */
+}
+
+/* Let everything queued on the lane finish (or fail) and forget the error. */
+void drain(lane &L)
+{
+    if (L.st) (void)cudaStreamSynchronize(L.st);
+    if (L.h2d) (void)cudaStreamSynchronize(L.h2d);
+    if (L.d2h) (void)cudaStreamSynchronize(L.d2h);
+    (void)cudaGetLastError();
+}
+
+wr_status finish(lane &L, char *err)
+{
+    if (L.h2d) WRC_CK(cudaStreamSynchronize, (L.h2d));
+    if (L.d2h) WRC_CK(cudaStreamSynchronize, (L.d2h));
+    WRC_CK(cudaStreamSynchronize, (L.st));
+    return WR_SUCCESS;
+}
+
+/* Run fn(lane) on a lane of this context: the shape of every operation. */
+template <class Fn>
+wr_status with_lane(void *s, char *err, Fn fn)
+{
+    state *S = (state *)s;
+    wr_status st = WR_SUCCESS;
+    cudaError_t e = cudaSetDevice(S->dev);
+    if (e != cudaSuccess) return fail(err, "cudaSetDevice", e);
+    lane *L = acquire(S, &st, err);
+    if (L == nullptr) return st;
+    st = fn(*L);
+    if (st == WR_SUCCESS) st = finish(*L, err);
+    if (st != WR_SUCCESS) drain(*L);
+    release(S, L);
+    return st;
+}
+
+/* ---- staging ------------------------------------------------------------- */
+
+/* Make bytes of host memory at src visible at L.sdev[b] (issued on L.h2d
+ * once reuse_after has fired; L.st waits for the copy).  Pageable memory goes
+ * through L.shost[b] first; extra (if any) is a second copy issued with it. */
+wr_status stage_in(lane &L, int b, const void *src, size_t bytes, bool pageable, cudaEvent_t reuse_after,
+                   char *err, void *x_dst = nullptr, const void *x_src = nullptr, size_t x_bytes = 0)
+{
+    WRC_CK(cudaStreamWaitEvent, (L.h2d, reuse_after, 0));
+    if (bytes) {
+        if (pageable) {
+            WRC_CK(cudaEventSynchronize, (L.e_in[b]));
+            memcpy(L.shost[b], src, bytes);
+            src = L.shost[b];
+        }
+        WRC_CK(cudaMemcpyAsync, (L.sdev[b], src, bytes, cudaMemcpyHostToDevice, L.h2d));
+    }
+    if (x_bytes) WRC_CK(cudaMemcpyAsync, (x_dst, x_src, x_bytes, cudaMemcpyHostToDevice, L.h2d));
+    WRC_CK(cudaEventRecord, (L.e_in[b], L.h2d));
+    WRC_CK(cudaStreamWaitEvent, (L.st, L.e_in[b], 0));
+    return WR_SUCCESS;
+}
+
+/* Copy bytes from device src to host dst on L.d2h after L.st's work so far:
+ * to a pinned dst directly, to a pageable one through L.shost[b] (the caller
+ * copies it out with take_out() once e_out[b] fired). */
+wr_status stage_out(lane &L, int b, void *dst, const void *src, size_t bytes, bool pageable, char *err)
+{
+    WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
+    WRC_CK(cudaStreamWaitEvent, (L.d2h, L.e_comp[b], 0));
+    WRC_CK(cudaMemcpyAsync, (pageable ? L.shost[b] : dst, src, bytes, cudaMemcpyDeviceToHost, L.d2h));
+    WRC_CK(cudaEventRecord, (L.e_out[b], L.d2h));
+    return WR_SUCCESS;
+}
+
+/* A pageable output waiting in L.shost[b]. */
+struct pending { void *dst; size_t bytes; };
+
+wr_status take_out(lane &L, int b, pending &p, char *err)
+{
+    if (p.bytes == 0) return WR_SUCCESS;
+    WRC_CK(cudaEventSynchronize, (L.e_out[b]));
+    memcpy(p.dst, L.shost[b], p.bytes);
+    p.bytes = 0;
+    return WR_SUCCESS;
+}
+
+/* ---- open / close / describe / locate / copy ------------------------------ */
+
+wr_status cu_open(void **out, char *err)
+{
+    int n = 0, dev = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    *out = nullptr;
+    if (e != cudaSuccess) {
+        snprintf(err, WR_ERRLEN, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+        (void)cudaGetLastError();
+        return WR_ERR_NO_BACKEND;
+    }
+    if (n == 0) {
+        snprintf(err, WR_ERRLEN, "no CUDA-capable device");
+        return WR_ERR_NO_BACKEND;
+    }
+    cudaDeviceProp p;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = cudaSetDevice(dev)) != cudaSuccess ||
+        (e = cudaGetDeviceProperties(&p, dev)) != cudaSuccess || (e = cudaFree(nullptr)) != cudaSuccess) {
+        snprintf(err, WR_ERRLEN, "opening CUDA device %d: %s", dev, cudaGetErrorString(e));
+        (void)cudaGetLastError();
+        return WR_ERR_NO_BACKEND;
+    }
+    cudaFuncAttributes fa;
+    if ((e = cudaFuncGetAttributes(&fa, k_probe)) != cudaSuccess) {
+        snprintf(err, WR_ERRLEN, "cudaFuncGetAttributes: %s (the plugin has no code for sm_%d%d)",
+                 cudaGetErrorString(e), p.major, p.minor);
+        (void)cudaGetLastError();
+        return WR_ERR_NO_BACKEND;
+    }
+    state *S = new (std::nothrow) state();
+    if (S == nullptr) {
+        snprintf(err, WR_ERRLEN, "out of host memory");
+        return WR_ERR_NO_MEMORY;
+    }
+    S->dev = dev;
+    S->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
+    snprintf(S->desc, sizeof S->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
+    /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
+     * ones to exercise many chunks); whole scan tiles of 8-byte elements. */
+    size_t sb = (size_t)32 << 20;
+    const char *v = getenv("WARPRED_CUDA_STAGING_BYTES");
+    if (v && *v) {
+        char *end;
+        unsigned long long x = strtoull(v, &end, 10);
+        if (*end == '\0' && x > 0) sb = (size_t)x;
+    }
+    const size_t unit = kTile * 8;
+    sb = (sb + unit - 1) / unit * unit;
+    if (sb < 2 * unit) sb = 2 * unit;
+    S->stage_bytes = sb;
+    try {
+        S->all.reserve(64);
+        S->idle.reserve(64);
+    } catch (...) {
+        delete S;
+        snprintf(err, WR_ERRLEN, "out of host memory");
+        return WR_ERR_NO_MEMORY;
+    }
+    *out = S;
+    return WR_SUCCESS;
+}
+
+void cu_close(void *s)
+{
+    state *S = (state *)s;
+    if (S == nullptr) return;
+    (void)cudaSetDevice(S->dev);
+    for (lane *L : S->all) lane_destroy(L);
+    delete S;
+}
+
+void cu_describe(void *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", ((state *)s)->desc);
+}
+
+wr_mem_kind cu_locate(void *s, const void *p)
+{
+    (void)cudaSetDevice(((state *)s)->dev);
+    return kind_of(p);
+}
+
+wr_status cu_copy_to_host(void *s, void *dst, const void *src, size_t bytes, char *err)
+{
+    return with_lane(s, err, [&](lane &L) -> wr_status {
+        WRC_CK(cudaMemcpyAsync, (dst, src, bytes, cudaMemcpyDefault, L.st));
+        return WR_SUCCESS;
+    });
+}
+
+/* ---- reduce ---------------------------------------------------------------- */
+
+wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t, wr_op o, char *err)
+{
+    state *S = (state *)s;
+    const size_t es = wr_type_size(t);
+    return with_lane(s, err, [&](lane &L) -> wr_status {
+        void *dst = dev_ok(kind_of(out)) ? out : (void *)slot(L, 0);
+        if (count == 0) {
+            unsigned char id[8];
+            wr_identity(t, o, id);
+            WRC_CK(cudaMemcpyAsync, (out, id, es, cudaMemcpyDefault, L.st));
+            WRC_CK(cudaStreamSynchronize, (L.st));     /* id is gone after this block */
+            return WR_SUCCESS;
+        }
+        const wr_mem_kind kin = kind_of(in);
+        if (dev_ok(kin)) {
+            WRC_TRY(launch_reduce(L, in, count, t, o, dst, nullptr, err));
+        } else {
+            WRC_TRY(ensure_staging(S, L, err));
+            const size_t C = L.sbytes / es;
+            for (size_t k = 0, off = 0; off < count; k++, off += C) {
+                const int b = (int)(k % kStages);
+                const size_t len = count - off < C ? count - off : C;
+                WRC_TRY(stage_in(L, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, L.e_comp[b], err));
+                WRC_TRY(launch_reduce(L, L.sdev[b], len, t, o, dst, k ? dst : nullptr, err));
+                WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
+            }
+        }
+        if (dst != out) WRC_CK(cudaMemcpyAsync, (out, dst, es, cudaMemcpyDefault, L.st));
+        return WR_SUCCESS;
+    });
+}
+
+/* ---- argmin / argmax --------------------------------------------------------- */
+
+wr_status cu_argext(void *s, const void *in, size_t count, wr_type t, int is_max, size_t *index,
+                    void *value, char *err)
+{
+    state *S = (state *)s;
+    const size_t es = wr_type_size(t);
+    return with_lane(s, err, [&](lane &L) -> wr_status {
+        unsigned char *dst = slot(L, 0);         /* {size_t index; T value} */
+        const wr_mem_kind kin = kind_of(in);
+        if (dev_ok(kin)) {
+            WRC_TRY(launch_argext(L, in, count, t, is_max, 0, dst, nullptr, err));
+        } else {
+            WRC_TRY(ensure_staging(S, L, err));
+            const size_t C = L.sbytes / es;
+            for (size_t k = 0, off = 0; off < count; k++, off += C) {
+                const int b = (int)(k % kStages);
+                const size_t len = count - off < C ? count - off : C;
+                WRC_TRY(stage_in(L, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, L.e_comp[b], err));
+                WRC_TRY(launch_argext(L, L.sdev[b], len, t, is_max, off, dst, k ? dst : nullptr, err));
+                WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
+            }
+        }
+        WRC_CK(cudaMemcpyAsync, (index, dst, sizeof(size_t), cudaMemcpyDefault, L.st));
+        if (value) WRC_CK(cudaMemcpyAsync, (value, dst + 8, es, cudaMemcpyDefault, L.st));
+        return WR_SUCCESS;
+    });
+}
+
+/* ---- scan ---------------------------------------------------------------------- */
+
+wr_status cu_scan(void *s, const void *in, void *out, size_t count, wr_type t, wr_op o, int exclusive, char *err)
+{
+    state *S = (state *)s;
+    const size_t es = wr_type_size(t);
+    return with_lane(s, err, [&](lane &L) -> wr_status {
+        const wr_mem_kind kin = kind_of(in), kout = kind_of(out);
+        if (dev_ok(kin) && dev_ok(kout))
+            return launch_scan(L, in, out, count, t, o, exclusive, nullptr, nullptr, err);
+
+        WRC_TRY(ensure_staging(S, L, err));
+        const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
+        const size_t C = L.sbytes / es;            /* whole tiles: staged == in-place bits */
+        pending pend[kStages] = {};
+        for (size_t k = 0, off = 0; off < count; k++, off += C) {
+            const int b = (int)(k % kStages);
+            const size_t len = count - off < C ? count - off : C;
+            const char *src = (const char *)in + off * es;
+            char *dst = (char *)out + off * es;
+            WRC_TRY(take_out(L, b, pend[b], err));                 /* frees L.shost[b] */
+            const void *dsrc = src;
+            if (!in_dev) {
+                WRC_TRY(stage_in(L, b, src, len * es, kin == WR_MEM_HOST, out_dev ? L.e_comp[b] : L.e_out[b], err));
+                dsrc = L.sdev[b];
+            } else {
+                WRC_CK(cudaStreamWaitEvent, (L.st, L.e_out[b], 0));  /* L.sdev[b] copied out */
+            }
+            void *ddst = out_dev ? (void *)dst : L.sdev[b];
+            WRC_TRY(launch_scan(L, dsrc, ddst, len, t, o, exclusive, k ? slot(L, 1 + (int)((k + 1) % 2)) : nullptr,
+                                slot(L, 1 + (int)(k % 2)), err));
+            if (out_dev) {
+                WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
+            } else {
+                WRC_TRY(stage_out(L, b, dst, L.sdev[b], len * es, out_pageable, err));
+                if (out_pageable) pend[b] = { dst, len * es };
+            }
+        }
+        for (int b = 0; b < kStages; b++) WRC_TRY(take_out(L, b, pend[b], err));
+        return WR_SUCCESS;
+    });
+}
+
+/* ---- rows and segments ------------------------------------------------------------ */
+
+/*
+ * Segmented work on host memory (input or output): chunks of at most
+ * L.sbytes of input and L.soff_n - 1 segments.  A segment cut by a chunk's
+ * end leaves its partial in a carry slot; the next chunk's first result is
+ * combined with it (launch_seg_fix), in order.  begin(t) gives segment t's
+ * first element as an index into in.
+ */
+template <class Begin>
+wr_status segments_staged(state *S, lane &L, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
+                          size_t nseg, Begin begin, wr_type t, wr_op o, char *err)
+{
+    const size_t es = wr_type_size(t);
+    WRC_TRY(ensure_seg_staging(S, L, err));
+    const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
+    const size_t C = L.sbytes / es, smax = L.soff_n - 1, end = begin(nseg);
+    pending pend[kStages] = {};
+    size_t s = 0, c0 = 0;
+    bool cont = false;
+    for (size_t k = 0; s < nseg; k++) {
+        const int b = (int)(k % kStages);
+        WRC_TRY(take_out(L, b, pend[b], err));
+        if (!cont) c0 = begin(s);
+        const size_t c1 = end - c0 < C ? end : c0 + C;
+        WRC_CK(cudaEventSynchronize, (L.e_in[b]));             /* L.soff_host[b] is free */
+        size_t *ho = L.soff_host[b], m = 0;
+        bool last_cont = false;
+        ho[0] = 0;
+        while (s + m < nseg && m < smax) {
+            const size_t sb = begin(s + m), se = begin(s + m + 1);
+            if (sb >= c1 && se > sb) break;                       /* starts in a later chunk */
+            ho[m + 1] = (se < c1 ? se : c1) - c0;
+            m++;
+            if (se > c1) { last_cont = true; break; }
+        }
+        const size_t len = ho[m];
+        const char *src = (const char *)in + c0 * es;
+        const void *dsrc = src;
+        if (!in_dev) {
+            WRC_TRY(stage_in(L, b, src, len * es, kin == WR_MEM_HOST, out_dev ? L.e_comp[b] : L.e_out[b], err,
+                             L.soff_dev[b], ho, (m + 1) * sizeof(size_t)));
+            dsrc = L.sdev[b];
+        } else {
+            WRC_CK(cudaStreamWaitEvent, (L.h2d, L.e_comp[b], 0));
+            WRC_CK(cudaMemcpyAsync, (L.soff_dev[b], ho, (m + 1) * sizeof(size_t), cudaMemcpyHostToDevice, L.h2d));
+            WRC_CK(cudaEventRecord, (L.e_in[b], L.h2d));
+            WRC_CK(cudaStreamWaitEvent, (L.st, L.e_in[b], 0));
+        }
+        if (!out_dev) WRC_CK(cudaStreamWaitEvent, (L.st, L.e_out[b], 0));   /* L.sres[b] copied out */
+        char *res = out_dev ? (char *)out + s * es : (char *)L.sres[b];
+        WRC_TRY(launch_segments(L, dsrc, res, m, L.soff_dev[b], 0, 0, (double)len / (double)m, t, o, err));
+        if (cont || last_cont)
+            WRC_TRY(launch_seg_fix(L, res, m, slot(L, 1 + (int)((k + 1) % 2)), slot(L, 1 + (int)(k % 2)),
+                                   cont, last_cont, t, o, err));
+        const size_t done = last_cont ? m - 1 : m;
+        if (out_dev) {
+            WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
+        } else {
+            char *dst = (char *)out + s * es;
+            WRC_TRY(stage_out(L, b, dst, res, done * es, out_pageable, err));
+            if (out_pageable) pend[b] = { dst, done * es };
+        }
+        s += done;
+        cont = last_cont;
+        c0 += len;
+    }
+    for (int b = 0; b < kStages; b++) WRC_TRY(take_out(L, b, pend[b], err));
+    return WR_SUCCESS;
+}
+
+wr_status cu_reduce_rows(void *s, const void *in, void *out, size_t rows, size_t cols, wr_type t, wr_op o, char *err)
+{
+    state *S = (state *)s;
+    return with_lane(s, err, [&](lane &L) -> wr_status {
+        const wr_mem_kind kin = rows * cols != 0 ? kind_of(in) : WR_MEM_DEVICE, kout = kind_of(out);
+        if (dev_ok(kin) && dev_ok(kout))
+            return launch_segments(L, in, out, rows, nullptr, 0, cols, (double)cols, t, o, err);
+        return segments_staged(S, L, in, kin, out, kout, rows, [cols](size_t r) { return r * cols; }, t, o, err);
+    });
+}
+
+wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, const size_t *offsets,
+                             wr_type t, wr_op o, char *err)
+{
+    state *S = (state *)s;
+    return with_lane(s, err, [&](lane &L) -> wr_status {
+        const wr_mem_kind koff = kind_of(offsets), kout = kind_of(out);
+        const size_t obytes = (nseg + 1) * sizeof(size_t);
+        const size_t *hoff = offsets;                 /* host-readable offsets */
+        std::vector<size_t> copy;
+        if (koff == WR_MEM_DEVICE) {
+            try { copy.resize(nseg + 1); } catch (...) {
+                snprintf(err, WR_ERRLEN, "out of host memory for %zu offsets", nseg + 1);
+                return WR_ERR_NO_MEMORY;
+            }
+            WRC_CK(cudaMemcpyAsync, (copy.data(), offsets, obytes, cudaMemcpyDeviceToHost, L.st));
+            WRC_CK(cudaStreamSynchronize, (L.st));
+            hoff = copy.data();
+        }
+        const size_t total = hoff[nseg] - hoff[0];
+        const wr_mem_kind kin = total ? kind_of((const char *)in + hoff[0] * wr_type_size(t)) : WR_MEM_DEVICE;
+        if (dev_ok(kin) && dev_ok(kout)) {
+            const size_t *doff = offsets;
+            if (!dev_ok(koff)) {                      /* host offsets: give the kernel a copy */
+                void *p = L.doff;
+                WRC_TRY(grow(L, &p, &L.doff_cap, obytes, false, "segment offsets", err));
+                L.doff = (size_t *)p;
+                WRC_CK(cudaMemcpyAsync, (L.doff, offsets, obytes, cudaMemcpyHostToDevice, L.st));
+                doff = L.doff;
+            }
+            return launch_segments(L, in, out, nseg, doff, 0, 0, (double)total / (double)nseg, t, o, err);
+        }
+        return segments_staged(S, L, in, kin, out, kout, nseg, [hoff](size_t i) { return hoff[i]; }, t, o, err);
+    });
+}
+
+} /* namespace */
+
+/* ---- shared helpers (wrc.cuh) ------------------------------------------------------ */
+
+wr_status fail(char *err, const char *call, cudaError_t e)
+{
+    snprintf(err, WR_ERRLEN, "%s: %s", call, cudaGetErrorString(e));
+    (void)cudaGetLastError();        /* a non-sticky error must not poison the next call */
+    return e == cudaErrorMemoryAllocation ? WR_ERR_NO_MEMORY : WR_ERR_DEVICE;
+}
+
+wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err)
+{
+    if (*p != nullptr && need <= *cap) return WR_SUCCESS;
+    size_t nc = need + need / 4;
+    nc = (nc + 255) & ~(size_t)255;
+    if (*p != nullptr) {
+        WRC_CK(cudaStreamSynchronize, (L.st));
+        cudaFree(*p);
+        *p = nullptr;
+        *cap = 0;
+    }
+    cudaError_t e = cudaMalloc(p, nc);
+    if (e != cudaSuccess) {
+        *p = nullptr;
+        snprintf(err, WR_ERRLEN, "cudaMalloc: %s (%zu bytes of %s)", cudaGetErrorString(e), nc, what);
+        (void)cudaGetLastError();
+        return e == cudaErrorMemoryAllocation ? WR_ERR_NO_MEMORY : WR_ERR_DEVICE;
+    }
+    *cap = nc;
+    if (zero) WRC_CK(cudaMemsetAsync, (*p, 0, nc, L.st));
+    return WR_SUCCESS;
+}
+
+int blocks_per_sm(const void *kernel)
+{
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) != cudaSuccess) {
+        (void)cudaGetLastError();
+        n = 4;
+    }
+    return n > 0 ? n : 1;
+}
+
+} /* namespace wrc */
+
+/* The plugin's one exported name (lib/plugin.c dlsym()s it). */
+extern "C" WRC_EXPORT const struct wr_backend_ops warpred_backend_ops = {
+    /* abi             */ WR_BACKEND_ABI,
+    /* name            */ "cuda",
+    /* open            */ wrc::cu_open,
+    /* close           */ wrc::cu_close,
+    /* describe        */ wrc::cu_describe,
+    /* locate          */ wrc::cu_locate,
+    /* copy_to_host    */ wrc::cu_copy_to_host,
+    /* reduce          */ wrc::cu_reduce,
+    /* scan            */ wrc::cu_scan,
+    /* reduce_rows     */ wrc::cu_reduce_rows,
+    /* reduce_segments */ wrc::cu_reduce_segments,
+    /* argext          */ wrc::cu_argext,
+};

@@ -1,5 +1,8 @@
 /*
- * wr_ops.h -- the arithmetic of libwarpred, in one place (internal).
+ * wr_ops.h -- the arithmetic of libwarpred, in one place.
+ *
+ * Installed because warpred_device.cuh (the public CUDA primitives) builds
+ * its op<O, T> traits on it; C programs need not include it.
  *
  * Identities and binary combine functions for every (type, op) pair, exactly
  * as DESIGN.md defines them.  Header-only and usable from C, C++ and CUDA

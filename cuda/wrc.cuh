@@ -1,0 +1,214 @@
+/*
+ * wrc.cuh -- what the CUDA backend's source files share (not installed).
+ *
+ * The plugin is split by concern: warpred_cuda.cu (the ops table, residency,
+ * staging pipelines, per-call resources), wrc_reduce.cu (reduce, argmin/max),
+ * wrc_scan.cu (single-pass scan), wrc_segments.cu (rows and segments).  The
+ * kernel files export only "launchers": host functions that size a grid,
+ * make sure the scratch they need exists and enqueue on the lane's stream.
+ */
+#ifndef WRC_CUH
+#define WRC_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime.h>
+#include "wr_backend.h"
+#include "warpred_device.cuh"
+
+namespace wrc {
+
+constexpr int kThreads = 256;                 /* every kernel's block size */
+constexpr int kTileItems = 16;                /* scan: items per thread */
+constexpr size_t kTile = (size_t)kThreads * kTileItems; /* scan tile: 4096 elements */
+constexpr int kUnroll = 4;                    /* 16-byte loads in flight per thread */
+constexpr unsigned kMaxGrid = 32768;          /* reduce/argext blocks (partials capacity) */
+constexpr size_t kSlotBytes = 32;             /* one result / carry slot */
+constexpr int kSlots = 4;                     /* 0: result, 1-2: carries (ping-pong), 3: spare */
+constexpr int kStages = 3;                    /* staging buffers per lane */
+
+/* One call's resources: a stream and scratch, reused call after call.  A
+ * context keeps a pool of lanes; each call takes one (so threads sharing a
+ * context run concurrently, each on its own stream) and gives it back. */
+struct lane {
+    int sms;                      /* multiprocessors of the device */
+    cudaStream_t st;              /* kernels */
+    cudaStream_t h2d, d2h;        /* staging copies (created with the staging buffers) */
+
+    unsigned *ctr;                /* [0] last-block-done counter, [1] scan tile counter (both kept 0) */
+    unsigned char *slot;          /* kSlots slots of kSlotBytes: results and carries */
+    void *part;                   /* per-block partials: kMaxGrid * 16 bytes */
+    size_t part_cap;
+
+    unsigned *tstat;              /* scan tile status words: epoch << 2 | flag */
+    void *tagg, *tincl;           /* scan tile aggregates / inclusive prefixes (8 bytes each) */
+    size_t tcap;                  /* tiles */
+    unsigned epoch;               /* statuses of other epochs read as "not yet" */
+
+    unsigned *segctr;             /* per-segment arrival counters (kept 0) */
+    size_t segctr_cap;            /* entries */
+    size_t *doff;                 /* host offsets copied to the device */
+    size_t doff_cap;              /* bytes */
+
+    size_t sbytes;                /* bytes per staging buffer (0: not made yet) */
+    size_t soff_n;                /* offsets per chunk buffer */
+    void *sdev[kStages];          /* device staging: input chunk (scan output in place) */
+    void *shost[kStages];         /* pinned staging for pageable buffers */
+    size_t *soff_dev[kStages];    /* per-chunk segment offsets */
+    size_t *soff_host[kStages];
+    void *sres[kStages];          /* per-chunk segment results (device) */
+    cudaEvent_t e_in[kStages], e_comp[kStages], e_out[kStages];
+};
+
+/* err helpers: "call: CUDA error string"; out of memory is WR_ERR_NO_MEMORY. */
+wr_status fail(char *err, const char *call, cudaError_t e);
+/* Grow a device buffer to at least need bytes (contents not kept; zeroed if
+ * zero).  A no-op in the steady state. */
+wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err);
+
+#define WRC_CK(fn, args)                                                       \
+    do { cudaError_t e_ = fn args; if (e_ != cudaSuccess) return ::wrc::fail(err, #fn, e_); } while (0)
+#define WRC_CKLAUNCH(what)                                                     \
+    do { cudaError_t e_ = cudaGetLastError(); if (e_ != cudaSuccess) return ::wrc::fail(err, what, e_); } while (0)
+#define WRC_TRY(expr) do { wr_status s_ = (expr); if (s_ != WR_SUCCESS) return s_; } while (0)
+
+/* ---- launchers (each enqueues on L.st; pointers are device-accessible) --- */
+
+/* *dst = [*carry op] reduce(in[0..n)); n >= 1.  carry may be NULL or == dst. */
+wr_status launch_reduce(lane &L, const void *in, size_t n, wr_type t, wr_op o,
+                        void *dst, const void *carry, char *err);
+/* argmin/argmax of in[0..n) (n >= 1) as a pair {size_t index; T value} at
+ * dst, indices offset by base; combined with the pair at carry if not NULL. */
+wr_status launch_argext(lane &L, const void *in, size_t n, wr_type t, int is_max, size_t base,
+                        void *dst, const void *carry, char *err);
+/* Inclusive/exclusive scan of n >= 1 elements (out may equal in).  carry_in
+ * (if not NULL) is the running prefix before in[0], in the carry type;
+ * carry_out (if not NULL) receives the running prefix after in[n-1]. */
+wr_status launch_scan(lane &L, const void *in, void *out, size_t n, wr_type t, wr_op o, int exclusive,
+                      const void *carry_in, void *carry_out, char *err);
+/* Segment s of nseg: in[begin(s) .. begin(s+1)) with begin(s) = off[s] - off_base
+ * (off a device-readable array of nseg+1 entries) or, with off == NULL,
+ * s * cols (rows).  out[s] = its reduction (the identity if it is empty).
+ * avg_len picks the mapping (a group of lanes, a block or several blocks per segment). */
+wr_status launch_segments(lane &L, const void *in, void *out, size_t nseg, const size_t *off,
+                          size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, char *err);
+/* Chunked segments: res[0] = *carry_in op res[0] if first_cont; then
+ * *carry_out = res[m-1] if last_cont. */
+wr_status launch_seg_fix(lane &L, void *res, size_t m, const void *carry_in, void *carry_out,
+                         int first_cont, int last_cont, wr_type t, wr_op o, char *err);
+
+/* ---- generic dispatch: F::run<O, T>(args...) for the (type, op) pair ----- */
+template <class F, typename T, typename... A>
+wr_status dispatch_int(wr_op o, A &&...a)
+{
+    switch (o) {
+    case WR_SUM:  return F::template run<WR_SUM, T>(a...);
+    case WR_PROD: return F::template run<WR_PROD, T>(a...);
+    case WR_MIN:  return F::template run<WR_MIN, T>(a...);
+    case WR_MAX:  return F::template run<WR_MAX, T>(a...);
+    case WR_BAND: return F::template run<WR_BAND, T>(a...);
+    case WR_BOR:  return F::template run<WR_BOR, T>(a...);
+    case WR_BXOR: return F::template run<WR_BXOR, T>(a...);
+    }
+    return WR_ERR_UNSUPPORTED;
+}
+template <class F, typename T, typename... A>
+wr_status dispatch_float(wr_op o, A &&...a)
+{
+    switch (o) {
+    case WR_SUM:  return F::template run<WR_SUM, T>(a...);
+    case WR_PROD: return F::template run<WR_PROD, T>(a...);
+    case WR_MIN:  return F::template run<WR_MIN, T>(a...);
+    case WR_MAX:  return F::template run<WR_MAX, T>(a...);
+    default:      return WR_ERR_UNSUPPORTED;   /* lib/ never passes these */
+    }
+}
+template <class F, typename... A>
+wr_status dispatch(wr_type t, wr_op o, A &&...a)
+{
+    switch (t) {
+    case WR_INT32:  return dispatch_int<F, int32_t>(o, a...);
+    case WR_INT64:  return dispatch_int<F, int64_t>(o, a...);
+    case WR_UINT32: return dispatch_int<F, uint32_t>(o, a...);
+    case WR_UINT64: return dispatch_int<F, uint64_t>(o, a...);
+    case WR_FLOAT:  return dispatch_float<F, float>(o, a...);
+    case WR_DOUBLE: return dispatch_float<F, double>(o, a...);
+    }
+    return WR_ERR_UNSUPPORTED;
+}
+/* F::run<T>(args...) by type only (argmin/argmax). */
+template <class F, typename... A>
+wr_status dispatch_type(wr_type t, A &&...a)
+{
+    switch (t) {
+    case WR_INT32:  return F::template run<int32_t>(a...);
+    case WR_INT64:  return F::template run<int64_t>(a...);
+    case WR_UINT32: return F::template run<uint32_t>(a...);
+    case WR_UINT64: return F::template run<uint64_t>(a...);
+    case WR_FLOAT:  return F::template run<float>(a...);
+    case WR_DOUBLE: return F::template run<double>(a...);
+    }
+    return WR_ERR_UNSUPPORTED;
+}
+
+/* ---- device helpers shared by the kernels -------------------------------- */
+
+/* 16 bytes of elements: one LDG.128 / STG.128. */
+template <typename T> struct alignas(16) vec { T v[16 / sizeof(T)]; };
+
+template <typename T>
+__device__ __forceinline__ T ld_volatile(const T *p) { return *(const volatile T *)p; }
+
+/* Combine the elements of one vector: pairwise, in a fixed order. */
+template <class F, typename T>
+__device__ __forceinline__ T vreduce(const vec<T> &x)
+{
+    if constexpr (sizeof(T) == 4)
+        return F::combine(F::combine(x.v[0], x.v[1]), F::combine(x.v[2], x.v[3]));
+    else
+        return F::combine(x.v[0], x.v[1]);
+}
+
+/*
+ * Reduce in[b..e) with a team of `team` threads, this one being number
+ * `lane`: scalar head up to the first 16-byte boundary, then 16-byte vectors
+ * with kUnroll independent loads in flight per thread, then a scalar tail.
+ * Returns this thread's share (the neutral element if it had none); the team
+ * combines the shares.  The order of every combination depends only on
+ * (b, e, team, lane): results are the same bits on every run.
+ */
+template <class F, typename T>
+__device__ __forceinline__ T team_reduce(const T *__restrict__ in, size_t b, size_t e, size_t lane, size_t team)
+{
+    constexpr size_t V = 16 / sizeof(T);
+    T acc[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++) acc[u] = F::neutral();
+    if (b < e) {
+        size_t head = ((16 - ((uintptr_t)(in + b) & 15)) & 15) / sizeof(T);
+        if (head > e - b) head = e - b;
+        const size_t a0 = b + head, nv = (e - a0) / V, t0 = a0 + nv * V;
+        for (size_t q = lane; q < head; q += team) acc[0] = F::combine(acc[0], in[b + q]);
+        const vec<T> *vp = reinterpret_cast<const vec<T> *>(in + a0);
+        size_t i = lane;
+        for (; i + (kUnroll - 1) * team < nv; i += kUnroll * team) {
+            vec<T> x[kUnroll];
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) x[u] = vp[i + u * team];
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) acc[u] = F::combine(acc[u], vreduce<F>(x[u]));
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++)
+            if (i + u * team < nv) acc[u] = F::combine(acc[u], vreduce<F>(vp[i + u * team]));
+        for (size_t q = lane; q < e - t0; q += team) acc[1] = F::combine(acc[1], in[t0 + q]);
+    }
+    return F::combine(F::combine(acc[0], acc[1]), F::combine(acc[2], acc[3]));
+}
+
+/* Blocks of kThreads that fit on one multiprocessor at once for kernel k. */
+int blocks_per_sm(const void *kernel);
+
+} /* namespace wrc */
+
+#endif /* WRC_CUH */

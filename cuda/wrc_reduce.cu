@@ -1,0 +1,233 @@
+/*
+ * wrc_reduce.cu -- device-wide reduce and argmin/argmax in ONE kernel launch.
+ *
+ * Each block reduces a grid-strided share of the array (16-byte loads,
+ * kUnroll in flight per thread) with the block_reduce of warpred_device.cuh
+ * and leaves its partial in scratch; the last block to arrive (an atomic
+ * ticket, after a __threadfence: the "threadFenceReduction" pattern of the
+ * CUDA samples) folds the partials in block order.  No floating atomics and a
+ * fixed order of every combination, so float results are the same bits on
+ * every run; no second launch and no host round trip.
+ */
+#include <atomic>
+#include "wrc.cuh"
+
+namespace wrc {
+
+namespace {
+
+template <wr_op O, typename T>
+__global__ void __launch_bounds__(kThreads)
+k_reduce(const T *__restrict__ in, size_t n, T *__restrict__ part, unsigned *__restrict__ ctr,
+         T *dst, const T *carry)
+{
+    typedef warpred::op<O, T> F;
+    __shared__ warpred::block_storage<T> bs;
+    __shared__ int s_last;
+    T r = team_reduce<F>(in, 0, n, (size_t)blockIdx.x * kThreads + threadIdx.x, (size_t)gridDim.x * kThreads);
+    r = warpred::block_reduce<O>(r, bs);
+    if (gridDim.x > 1) {
+        if (threadIdx.x == 0) {
+            part[blockIdx.x] = r;
+            __threadfence();
+            s_last = atomicAdd(ctr, 1u) == gridDim.x - 1;
+        }
+        __syncthreads();            /* also ends every read of bs above */
+        if (!s_last) return;
+        __threadfence();
+        T a = F::neutral();
+        for (unsigned j = threadIdx.x; j < gridDim.x; j += kThreads) a = F::combine(a, ld_volatile(part + j));
+        r = warpred::block_reduce<O>(a, bs);
+    }
+    if (threadIdx.x == 0) {
+        *dst = carry ? F::combine(*carry, r) : r;
+        if (gridDim.x > 1) *ctr = 0;
+    }
+}
+
+/* Grid for a grid-strided pass over n elements: enough blocks to fill the
+ * device, more only so that no thread chains more than ~256 vectors (keeps
+ * the float error bound of DESIGN.md for any n), at most kMaxGrid. */
+unsigned reduce_grid(size_t n, size_t elem, int sms, int per_sm)
+{
+    const size_t nv = n / (16 / elem) + 1;
+    const size_t per_iter = (size_t)kThreads * kUnroll;
+    size_t need = (nv + per_iter - 1) / per_iter;
+    size_t fill = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
+    size_t chain = (nv + per_iter * 64 - 1) / (per_iter * 64);
+    size_t g = need < fill ? need : (fill > chain ? fill : chain);
+    if (g > kMaxGrid) g = kMaxGrid;
+    return g ? (unsigned)g : 1u;
+}
+
+struct reduce_fn {
+    template <wr_op O, typename T>
+    static wr_status run(lane &L, const void *in, size_t n, void *dst, const void *carry, char *err)
+    {
+        static std::atomic<int> per_sm{0};
+        auto k = k_reduce<O, T>;
+        if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
+        unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed));
+        k<<<g, kThreads, 0, L.st>>>((const T *)in, n, (T *)L.part, L.ctr, (T *)dst, (const T *)carry);
+        WRC_CKLAUNCH("reduce kernel launch");
+        return WR_SUCCESS;
+    }
+};
+
+/* ---- argmin / argmax ----------------------------------------------------- */
+
+constexpr size_t kNone = ~(size_t)0;     /* "no element yet" */
+
+template <typename T> struct apair { size_t i; T v; };
+
+#define WRC_ARG_BETTER(sfx, T, U, E) \
+    __device__ __forceinline__ int arg_better(T a, T b, int is_max) { return wr_arg_better_##sfx(a, b, is_max); }
+WR_TYPES(WRC_ARG_BETTER)
+#undef WRC_ARG_BETTER
+
+/* The winner of two candidates, whatever order they come in: the better
+ * value, and on a tie (or two NaNs) the smaller index -- the rule of
+ * wr_arg_better, which is stated for a candidate at the later index. */
+template <bool MAX, typename T>
+__device__ __forceinline__ apair<T> pick(apair<T> a, apair<T> b)
+{
+    if (a.i == kNone) return b;
+    if (b.i == kNone) return a;
+    if (a.i < b.i) return arg_better(a.v, b.v, MAX) ? b : a;
+    return arg_better(b.v, a.v, MAX) ? a : b;
+}
+
+template <bool MAX, typename T>
+__device__ __forceinline__ void visit(apair<T> &acc, T x, size_t i)
+{
+    if (acc.i == kNone || arg_better(acc.v, x, MAX)) { acc.v = x; acc.i = i; }
+}
+
+template <bool MAX, typename T>
+__device__ __forceinline__ apair<T> warp_pick(apair<T> a)
+{
+#pragma unroll
+    for (int off = 16; off > 0; off /= 2) {
+        apair<T> b;
+        b.i = __shfl_xor_sync(warpred::full_mask, a.i, off);
+        b.v = __shfl_xor_sync(warpred::full_mask, a.v, off);
+        a = pick<MAX>(a, b);
+    }
+    return a;
+}
+
+/* Block-wide pick with one barrier (block_reduce's relay, for pairs). */
+template <bool MAX, typename T>
+__device__ __forceinline__ apair<T> block_pick(apair<T> a, apair<T> *s)
+{
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32;
+    a = warp_pick<MAX>(a);
+    if (lane == 0) s[w] = a;
+    __syncthreads();
+    if (lane < kThreads / 32) a = s[lane]; else a.i = kNone;
+    return warp_pick<MAX>(a);
+}
+
+/* Thread share of an argext pass: visits its elements in increasing index
+ * order per accumulator, so "strictly better replaces" keeps the first. */
+template <bool MAX, typename T>
+__device__ __forceinline__ apair<T> team_pick(const T *__restrict__ in, size_t n, size_t lane, size_t team)
+{
+    constexpr size_t V = 16 / sizeof(T);
+    apair<T> acc[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++) { acc[u].i = kNone; acc[u].v = T(); }
+    size_t head = ((16 - ((uintptr_t)in & 15)) & 15) / sizeof(T);
+    if (head > n) head = n;
+    const size_t nv = (n - head) / V, t0 = head + nv * V;
+    for (size_t q = lane; q < head; q += team) visit<MAX>(acc[0], in[q], q);
+    const vec<T> *vp = reinterpret_cast<const vec<T> *>(in + head);
+    size_t i = lane;
+    for (; i + (kUnroll - 1) * team < nv; i += kUnroll * team) {
+        vec<T> x[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) x[u] = vp[i + u * team];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++)
+#pragma unroll
+            for (size_t j = 0; j < V; j++) visit<MAX>(acc[u], x[u].v[j], head + (i + u * team) * V + j);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++)
+        if (i + u * team < nv) {
+            vec<T> x = vp[i + u * team];
+#pragma unroll
+            for (size_t j = 0; j < V; j++) visit<MAX>(acc[u], x.v[j], head + (i + u * team) * V + j);
+        }
+    for (size_t q = lane; q < n - t0; q += team) visit<MAX>(acc[1], in[t0 + q], t0 + q);
+    return pick<MAX>(pick<MAX>(acc[0], acc[1]), pick<MAX>(acc[2], acc[3]));
+}
+
+template <bool MAX, typename T>
+__global__ void __launch_bounds__(kThreads)
+k_argext(const T *__restrict__ in, size_t n, size_t base, apair<T> *__restrict__ part,
+         unsigned *__restrict__ ctr, apair<T> *dst, const apair<T> *carry)
+{
+    __shared__ apair<T> s[32];
+    __shared__ int s_last;
+    apair<T> r = team_pick<MAX>(in, n, (size_t)blockIdx.x * kThreads + threadIdx.x, (size_t)gridDim.x * kThreads);
+    r = block_pick<MAX>(r, s);
+    if (gridDim.x > 1) {
+        if (threadIdx.x == 0) {
+            part[blockIdx.x] = r;
+            __threadfence();
+            s_last = atomicAdd(ctr, 1u) == gridDim.x - 1;
+        }
+        __syncthreads();
+        if (!s_last) return;
+        __threadfence();
+        apair<T> a;
+        a.i = kNone; a.v = T();
+        for (unsigned j = threadIdx.x; j < gridDim.x; j += kThreads) {
+            apair<T> b;
+            b.i = ld_volatile(&part[j].i);
+            b.v = ld_volatile(&part[j].v);
+            a = pick<MAX>(a, b);
+        }
+        r = block_pick<MAX>(a, s);
+    }
+    if (threadIdx.x == 0) {
+        r.i += base;
+        *dst = carry ? pick<MAX>(*carry, r) : r;
+        if (gridDim.x > 1) *ctr = 0;
+    }
+}
+
+struct argext_fn {
+    template <typename T>
+    static wr_status run(lane &L, const void *in, size_t n, int is_max, size_t base, void *dst,
+                         const void *carry, char *err)
+    {
+        static std::atomic<int> per_sm{0};
+        auto k = is_max ? k_argext<true, T> : k_argext<false, T>;
+        if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
+        unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed));
+        k<<<g, kThreads, 0, L.st>>>((const T *)in, n, base, (apair<T> *)L.part, L.ctr,
+                                    (apair<T> *)dst, (const apair<T> *)carry);
+        WRC_CKLAUNCH("argext kernel launch");
+        return WR_SUCCESS;
+    }
+};
+
+static_assert(sizeof(apair<double>) == 16 && sizeof(apair<float>) == 16, "pair layout: index at 0, value at 8");
+
+} /* namespace */
+
+wr_status launch_reduce(lane &L, const void *in, size_t n, wr_type t, wr_op o,
+                        void *dst, const void *carry, char *err)
+{
+    return dispatch<reduce_fn>(t, o, L, in, n, dst, carry, err);
+}
+
+wr_status launch_argext(lane &L, const void *in, size_t n, wr_type t, int is_max, size_t base,
+                        void *dst, const void *carry, char *err)
+{
+    return dispatch_type<argext_fn>(t, L, in, n, is_max, base, dst, carry, err);
+}
+
+} /* namespace wrc */

@@ -1,0 +1,177 @@
+/*
+ * wrc_segments.cu -- reduce_rows and reduce_segments.
+ *
+ * A row of a row-major matrix is a segment whose offsets are implicit
+ * (s * cols), so both operations run on the same two kernels; the mapping is
+ * chosen by the (average) segment length, counted in 16-byte vectors:
+ *  - short (up to 16 vectors a lane): a group of G = 1..32 lanes per segment,
+ *    G the power of two nearest the vector count, reduced with an xor
+ *    butterfly inside the group (sub-warp shuffles);
+ *  - longer: a block per segment, or, when there are too few segments to fill
+ *    the device, K blocks per segment whose partials the last one to arrive
+ *    folds in order (no floating atomics: the same bits on every run).
+ * Empty segments give the identity.
+ */
+#include <atomic>
+#include "wrc.cuh"
+
+namespace wrc {
+
+namespace {
+
+/* Where segment s begins (relative to the `in` the kernel gets). */
+struct segsrc {
+    const size_t *off;      /* nseg + 1 offsets, or NULL for rows */
+    size_t off_base;        /* subtracted from every offset */
+    size_t cols;            /* row length when off == NULL */
+    __device__ __forceinline__ size_t begin(size_t s) const { return off ? off[s] - off_base : s * cols; }
+};
+
+template <wr_op O, typename T>
+__global__ void __launch_bounds__(kThreads)
+k_seg_group(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src, unsigned G)
+{
+    typedef warpred::op<O, T> F;
+    const unsigned lane = threadIdx.x & 31, gl = lane & (G - 1);
+    const size_t per_warp = 32 / G;
+    const size_t warp = ((size_t)blockIdx.x * kThreads + threadIdx.x) / 32;
+    const size_t nwarps = (size_t)gridDim.x * (kThreads / 32);
+    /* the loop is uniform over the warp (the shuffles need every lane) */
+    for (size_t s0 = warp * per_warp; s0 < nseg; s0 += nwarps * per_warp) {
+        const size_t s = s0 + lane / G;
+        const bool valid = s < nseg;
+        size_t b = 0, e = 0;
+        if (valid) { b = src.begin(s); e = src.begin(s + 1); }
+        T v = team_reduce<F>(in, b, e, gl, G);
+        for (unsigned off = G / 2; off > 0; off /= 2)
+            v = F::combine(v, __shfl_xor_sync(warpred::full_mask, v, off));
+        if (valid && gl == 0) out[s] = b == e ? F::identity() : v;
+    }
+}
+
+template <wr_op O, typename T>
+__global__ void __launch_bounds__(kThreads)
+k_seg_block(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src, unsigned K,
+            T *__restrict__ part, unsigned *__restrict__ segctr)
+{
+    typedef warpred::op<O, T> F;
+    __shared__ warpred::block_storage<T> bs;
+    __shared__ int s_last;
+    for (size_t w = blockIdx.x; w < nseg * K; w += gridDim.x) {
+        const size_t s = w / K, k = w % K;
+        const size_t b = src.begin(s), e = src.begin(s + 1), len = e - b;
+        /* piece k of K, balanced: the first len % K pieces get one more */
+        const size_t pb = b + (len / K) * k + (k < len % K ? k : len % K);
+        const size_t pe = pb + len / K + (k < len % K ? 1 : 0);
+        T r = team_reduce<F>(in, pb, pe, threadIdx.x, kThreads);
+        r = warpred::block_reduce<O>(r, bs);
+        if (K == 1) {
+            if (threadIdx.x == 0) out[s] = len ? r : F::identity();
+        } else {
+            if (threadIdx.x == 0) {
+                part[w] = r;
+                __threadfence();
+                s_last = atomicAdd(segctr + s, 1u) == K - 1;
+            }
+            __syncthreads();
+            if (s_last && threadIdx.x == 0) {
+                __threadfence();
+                T a = ld_volatile(part + s * K);
+                for (size_t q = 1; q < K; q++) a = F::combine(a, ld_volatile(part + s * K + q));
+                out[s] = len ? a : F::identity();
+                segctr[s] = 0;
+            }
+        }
+        __syncthreads();            /* bs and s_last are reused by the next segment */
+    }
+}
+
+template <wr_op O, typename T>
+__global__ void k_seg_fix(T *res, size_t m, const T *carry_in, T *carry_out, int first_cont, int last_cont)
+{
+    typedef warpred::op<O, T> F;
+    if (first_cont) res[0] = F::combine(*carry_in, res[0]);
+    if (last_cont) *carry_out = res[m - 1];
+}
+
+unsigned next_pow2(size_t x)
+{
+    unsigned g = 1;
+    while (g < x && g < 32) g *= 2;
+    return g;
+}
+
+struct seg_fn {
+    template <wr_op O, typename T>
+    static wr_status run(lane &L, const void *in, void *out, size_t nseg, const size_t *off, size_t off_base,
+                         size_t cols, double avg_len, char *err)
+    {
+        const double vecs = avg_len / (16 / sizeof(T));
+        segsrc src = { off, off_base, cols };
+        if (vecs <= 16.0 * 32) {
+            /* a group of lanes per segment, about one vector per lane per pass */
+            const unsigned G = next_pow2((size_t)(vecs + 0.999));
+            size_t blocks = (nseg * G + kThreads - 1) / kThreads;
+            const size_t cap = (size_t)L.sms * 16;
+            if (blocks > cap) blocks = cap;
+            k_seg_group<O, T><<<(unsigned)blocks, kThreads, 0, L.st>>>((const T *)in, (T *)out, nseg, src, G);
+            WRC_CKLAUNCH("segment kernel launch");
+            return WR_SUCCESS;
+        }
+        /* a block per segment; several when the segments are too few to fill the device */
+        const size_t want = (size_t)L.sms * 4;
+        size_t K = 1;
+        if (nseg < want) {
+            K = (want + nseg - 1) / nseg;
+            const size_t most = (size_t)(vecs / (kThreads * kUnroll)) + 1;   /* each block a full pass at least */
+            if (K > most) K = most;
+            if (K > 1024) K = 1024;
+            if (K < 1) K = 1;
+        }
+        if (K > 1) {
+            if (nseg * K * 16 > L.part_cap) K = L.part_cap / 16 / nseg;
+            if (K < 1) K = 1;
+        }
+        if (K > 1) {
+            void *p = L.segctr;
+            size_t cap = L.segctr_cap * 4;
+            WRC_TRY(grow(L, &p, &cap, nseg * 4, true, "segment counters", err));
+            L.segctr = (unsigned *)p;
+            L.segctr_cap = cap / 4;
+        }
+        size_t blocks = nseg * K;
+        const size_t cap = (size_t)L.sms * 16;
+        if (blocks > cap) blocks = cap;
+        k_seg_block<O, T><<<(unsigned)blocks, kThreads, 0, L.st>>>((const T *)in, (T *)out, nseg, src,
+                                                                  (unsigned)K, (T *)L.part, L.segctr);
+        WRC_CKLAUNCH("segment kernel launch");
+        return WR_SUCCESS;
+    }
+};
+
+struct fix_fn {
+    template <wr_op O, typename T>
+    static wr_status run(lane &L, void *res, size_t m, const void *carry_in, void *carry_out,
+                         int first_cont, int last_cont, char *err)
+    {
+        k_seg_fix<O, T><<<1, 1, 0, L.st>>>((T *)res, m, (const T *)carry_in, (T *)carry_out, first_cont, last_cont);
+        WRC_CKLAUNCH("segment fix-up launch");
+        return WR_SUCCESS;
+    }
+};
+
+} /* namespace */
+
+wr_status launch_segments(lane &L, const void *in, void *out, size_t nseg, const size_t *off,
+                          size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, char *err)
+{
+    return dispatch<seg_fn>(t, o, L, in, out, nseg, off, off_base, cols, avg_len, err);
+}
+
+wr_status launch_seg_fix(lane &L, void *res, size_t m, const void *carry_in, void *carry_out,
+                         int first_cont, int last_cont, wr_type t, wr_op o, char *err)
+{
+    return dispatch<fix_fn>(t, o, L, res, m, carry_in, carry_out, first_cont, last_cont, err);
+}
+
+} /* namespace wrc */

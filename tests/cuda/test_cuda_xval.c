@@ -1,0 +1,648 @@
+/*
+ * test_cuda_xval.c -- cross-validation of the CUDA backend against the CPU
+ * backend and against independent host references.
+ *
+ * Every public function x type x op x size (the foundation sizes 0, 1, 2, 3,
+ * 31 ... 2^20+3) x residency (device, pinned, pageable, managed memory), on a
+ * CPU context and a CUDA context:
+ *  - "exact" data (wrapping integers, small integer-valued floats, powers of
+ *    two for float PROD, any values for MIN/MAX): both backends must give the
+ *    reference's bits (a sequential fold with wr_ops.h) and so each other's;
+ *  - NaN, all negative zeros, ties (argmin/argmax) and empty inputs: the
+ *    same bits on both;
+ *  - random floats (2^25 and 2^28 elements): within the DESIGN.md bounds of
+ *    a long-double reference; a 2^26-element scan of uniform [0,1) floats
+ *    within 1e-4 relative of the exact prefix.
+ * Host buffers go through a second CUDA context with small staging buffers
+ * (many chunks even at modest sizes); the big cases through the default one.
+ *
+ * WR_TEST_MAX_N caps every size (the sanitizer runs use small ones).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "warpred.h"
+#include "wr_ops.h"
+#include "gpu_common.h"
+#include "tap.h"
+
+enum fn { F_REDUCE, F_SCAN, F_EXSCAN, F_ROWS, F_SEGS, F_NFN };
+static const char *const fn_name[F_NFN] = { "wr_reduce", "wr_scan", "wr_exscan", "wr_reduce_rows",
+                                            "wr_reduce_segments" };
+enum pat { PAT_EXACT, PAT_NAN, PAT_NEGZERO, PAT_TIES, PAT_RANDOM };
+
+static int failed[F_NFN][6][7][RES_COUNT];   /* a failure was seen */
+static int ran[F_NFN][6][7][RES_COUNT];      /* a case ran */
+static int arg_failed[2][6][RES_COUNT], arg_ran[2][6][RES_COUNT];
+
+static wr_context *cpu, *gpu, *gpu_small;
+static size_t max_n;
+static const size_t small_cap = ((size_t)1 << 20) + 3 + 64;   /* elements of the per-residency buffers */
+static void *rin[RES_COUNT], *rout[RES_COUNT], *rval[RES_COUNT];
+static size_t *roff[RES_COUNT], *ridx[RES_COUNT];
+static void *hin, *hout_c, *hout_g, *href;     /* host work buffers (small_cap elements of 8 bytes) */
+
+#define ES(t) wr_type_size(t)
+#define AT(p, t, i) ((char *)(p) + (size_t)(i) * ES(t))
+#define CAT(p, t, i) ((const char *)(p) + (size_t)(i) * ES(t))
+#define IS_FLT(t) ((t) == WR_FLOAT || (t) == WR_DOUBLE)
+
+/* CUDA context for a residency: host memory goes through small staging buffers. */
+static wr_context *gctx(enum res r)
+{
+    return (r == RES_PINNED || r == RES_PAGEABLE) ? gpu_small : gpu;
+}
+
+/* ---- data --------------------------------------------------------------------- */
+
+static void put_d(wr_type t, void *p, size_t i, double v)
+{
+    if (t == WR_FLOAT) ((float *)p)[i] = (float)v;
+    else ((double *)p)[i] = v;
+}
+
+static void put_u(wr_type t, void *p, size_t i, uint64_t v)
+{
+    switch (t) {
+    case WR_INT32:  ((int32_t *)p)[i] = (int32_t)(uint32_t)v; break;
+    case WR_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
+    case WR_INT64:  ((int64_t *)p)[i] = (int64_t)v; break;
+    case WR_UINT64: ((uint64_t *)p)[i] = v; break;
+    default: break;
+    }
+}
+
+static void gen(void *h, wr_type t, wr_op op, enum pat pat, size_t n, uint64_t seed)
+{
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull + 12345;
+    const double prod_rate = n > 512 ? 256.0 / (double)n : 0.5;
+    for (size_t i = 0; i < n; i++) {
+        const uint64_t r = rng_next(&s);
+        if (IS_FLT(t)) {
+            double v;
+            if (pat == PAT_NEGZERO) v = -0.0;
+            else if (pat == PAT_RANDOM) v = (double)(r >> 11) * 0x1p-53;
+            else if (pat == PAT_TIES) { static const double tv[4] = { -0.0, 0.0, 1.0, -1.0 }; v = tv[r % 4]; }
+            else if (op == WR_SUM) v = t == WR_FLOAT ? (double)((int)(r % 9) - 4) : (double)((int)(r % 2001) - 1000);
+            else if (op == WR_PROD) {
+                static const double pv[5] = { -1.0, 2.0, 0.5, -2.0, -0.5 };
+                v = (double)(r >> 11) * 0x1p-53 < prod_rate ? pv[(r >> 3) % 5] : 1.0;
+            } else {
+                switch (r % 29) {
+                case 0: v = -0.0; break;
+                case 1: v = 0.0; break;
+                case 2: v = (r & 64) ? INFINITY : -INFINITY; break;
+                default: v = (double)(int64_t)r * 0x1p-40; break;
+                }
+            }
+            put_d(t, h, i, v);
+        } else {
+            uint64_t v = r;
+            if (pat == PAT_TIES) v = r % 3;
+            else if (op == WR_PROD) v = r | 1;
+            else if (op == WR_BAND) v = r % 64 == 0 ? ~(1ull << (r >> 58)) : ~0ull;
+            else if (op == WR_BOR) v = r % 64 == 0 ? 1ull << (r >> 58) : 0;
+            put_u(t, h, i, v);
+        }
+    }
+    if (pat == PAT_NAN && n > 0 && IS_FLT(t)) {
+        put_d(t, h, seed % n, NAN);
+        put_d(t, h, (seed * 7 + 3) % n, -NAN);
+    }
+}
+
+/* ---- references ----------------------------------------------------------------- */
+
+/* out = in[0] op ... op in[n-1] (the identity if n == 0), sequentially. */
+static void ref_fold(wr_type t, wr_op op, const void *in, size_t n, void *out)
+{
+    if (n == 0) { wr_identity(t, op, out); return; }
+    memcpy(out, in, ES(t));
+    for (size_t i = 1; i < n; i++) wr_combine(t, op, out, CAT(in, t, i));
+}
+
+static void ref_scan(wr_type t, wr_op op, const void *in, size_t n, void *out, int exclusive)
+{
+    unsigned char acc[8];
+    if (n == 0) return;
+    if (exclusive) {
+        wr_identity(t, op, out);
+        memcpy(acc, in, ES(t));
+        for (size_t i = 1; i < n; i++) {
+            memcpy(AT(out, t, i), acc, ES(t));
+            wr_combine(t, op, acc, CAT(in, t, i));
+        }
+    } else {
+        memcpy(acc, in, ES(t));
+        memcpy(out, acc, ES(t));
+        for (size_t i = 1; i < n; i++) {
+            wr_combine(t, op, acc, CAT(in, t, i));
+            memcpy(AT(out, t, i), acc, ES(t));
+        }
+    }
+}
+
+#define ARG_REF(sfx, T, U, E)                                                        \
+    static size_t arg_ref_##sfx(const T *x, size_t n, int is_max)                    \
+    {                                                                                \
+        size_t best = 0;                                                             \
+        for (size_t i = 1; i < n; i++)                                               \
+            if (wr_arg_better_##sfx(x[best], x[i], is_max)) best = i;                \
+        return best;                                                                 \
+    }
+WR_TYPES(ARG_REF)
+#undef ARG_REF
+
+static size_t arg_ref(wr_type t, const void *x, size_t n, int is_max)
+{
+    switch (t) {
+    case WR_INT32:  return arg_ref_i32(x, n, is_max);
+    case WR_INT64:  return arg_ref_i64(x, n, is_max);
+    case WR_UINT32: return arg_ref_u32(x, n, is_max);
+    case WR_UINT64: return arg_ref_u64(x, n, is_max);
+    case WR_FLOAT:  return arg_ref_f32(x, n, is_max);
+    case WR_DOUBLE: return arg_ref_f64(x, n, is_max);
+    }
+    return 0;
+}
+
+static long double ld_at(wr_type t, const void *p, size_t i)
+{
+    return t == WR_FLOAT ? (long double)((const float *)p)[i] : (long double)((const double *)p)[i];
+}
+
+/* ---- comparison ------------------------------------------------------------------ */
+
+/* 1 if got[0..n) has the bits of want[0..n); else a diagnostic, once per check. */
+static int same_array(const char *who, const char *what, wr_type t, const void *want, const void *got, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!same_elem(t, CAT(want, t, i), CAT(got, t, i))) {
+            char a[64], b[64];
+            diag("%s %s: element %zu of %zu: wanted %s, got %s", who, what, i, n,
+                 elem_str(t, want, i, a, sizeof a), elem_str(t, got, i, b, sizeof b));
+            return 0;
+        }
+    return 1;
+}
+
+static int status_ok(const char *who, const char *what, wr_context *c, wr_status st)
+{
+    if (st == WR_SUCCESS) return 1;
+    diag("%s %s: %s (%s)", who, what, wr_status_string(st), wr_context_error(c));
+    return 0;
+}
+
+static void mark(enum fn f, wr_type t, wr_op op, enum res r, int good)
+{
+    ran[f][t][op][r] = 1;
+    if (!good) failed[f][t][op][r] = 1;
+}
+
+/* ---- the cases --------------------------------------------------------------------- */
+
+static const size_t foundation[] = { 0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025,
+                                     4095, 4096, 4097, 65537, ((size_t)1 << 20) + 3 };
+#define NFOUND (sizeof foundation / sizeof foundation[0])
+
+/* reduce, scan, exscan (and in-place scans) of one array on every residency */
+static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t seed)
+{
+    const size_t es = ES(t), bytes = n * es;
+    char what[128];
+    unsigned char want[8], got[8];
+    snprintf(what, sizeof what, "%s %s n=%zu pattern %d", type_name[t], op_name[op], n, (int)pat);
+    gen(hin, t, op, pat, n, seed);
+
+    /* reduce */
+    ref_fold(t, op, hin, n, want);
+    int cpu_good = status_ok("cpu wr_reduce", what, cpu, wr_reduce(cpu, hin, got, n, t, op)) &&
+                   same_array("cpu wr_reduce", what, t, want, got, 1);
+    for (int r = 0; r < RES_COUNT; r++) {
+        wr_context *g = gctx((enum res)r);
+        char who[64];
+        snprintf(who, sizeof who, "cuda/%s wr_reduce", res_name[r]);
+        res_put((enum res)r, rin[r], hin, bytes);
+        res_poison((enum res)r, rout[r], es, 0x5a);
+        int good = status_ok(who, what, g, wr_reduce(g, rin[r], rout[r], n, t, op));
+        res_get((enum res)r, got, rout[r], es);
+        good = good && same_array(who, what, t, want, got, 1) && cpu_good;
+        if (good && wr_context_last_backend(g) != WR_BACKEND_CUDA) { diag("%s %s: did not run on cuda", who, what); good = 0; }
+        mark(F_REDUCE, t, op, (enum res)r, good);
+    }
+
+    /* scans: out of place, then in place */
+    for (int ex = 0; ex < 2; ex++) {
+        const enum fn f = ex ? F_EXSCAN : F_SCAN;
+        wr_status (*scan)(wr_context *, const void *, void *, size_t, wr_type, wr_op) = ex ? wr_exscan : wr_scan;
+        ref_scan(t, op, hin, n, href, ex);
+        memset(hout_c, 0x5a, bytes);
+        cpu_good = status_ok(fn_name[f], what, cpu, scan(cpu, hin, hout_c, n, t, op)) &&
+                   same_array(ex ? "cpu wr_exscan" : "cpu wr_scan", what, t, href, hout_c, n);
+        for (int r = 0; r < RES_COUNT; r++) {
+            wr_context *g = gctx((enum res)r);
+            char who[64];
+            snprintf(who, sizeof who, "cuda/%s %s", res_name[r], fn_name[f]);
+            res_put((enum res)r, rin[r], hin, bytes);
+            res_poison((enum res)r, rout[r], bytes, 0x5a);
+            int good = status_ok(who, what, g, scan(g, rin[r], rout[r], n, t, op));
+            res_get((enum res)r, hout_g, rout[r], bytes);
+            good = good && same_array(who, what, t, href, hout_g, n);
+            /* in place: out == in */
+            res_put((enum res)r, rout[r], hin, bytes);
+            good = good && status_ok(who, "in place", g, scan(g, rout[r], rout[r], n, t, op));
+            res_get((enum res)r, hout_g, rout[r], bytes);
+            good = good && same_array(who, "in place", t, href, hout_g, n);
+            mark(f, t, op, (enum res)r, good && cpu_good);
+        }
+    }
+}
+
+/* reduce_rows of a rows x cols matrix on every residency */
+static void case_rows(wr_type t, wr_op op, size_t rows, size_t cols, uint64_t seed)
+{
+    const size_t es = ES(t), n = rows * cols;
+    char what[128];
+    snprintf(what, sizeof what, "%s %s %zu x %zu", type_name[t], op_name[op], rows, cols);
+    gen(hin, t, op, PAT_EXACT, n, seed);
+    for (size_t i = 0; i < rows; i++) ref_fold(t, op, CAT(hin, t, i * cols), cols, AT(href, t, i));
+    memset(hout_c, 0x5a, rows * es);
+    int cpu_good = status_ok("cpu wr_reduce_rows", what, cpu, wr_reduce_rows(cpu, hin, hout_c, rows, cols, t, op)) &&
+                   same_array("cpu wr_reduce_rows", what, t, href, hout_c, rows);
+    for (int r = 0; r < RES_COUNT; r++) {
+        wr_context *g = gctx((enum res)r);
+        char who[64];
+        snprintf(who, sizeof who, "cuda/%s wr_reduce_rows", res_name[r]);
+        res_put((enum res)r, rin[r], hin, n * es);
+        res_poison((enum res)r, rout[r], rows * es, 0x5a);
+        int good = status_ok(who, what, g, wr_reduce_rows(g, rin[r], rout[r], rows, cols, t, op));
+        res_get((enum res)r, hout_g, rout[r], rows * es);
+        good = good && same_array(who, what, t, href, hout_g, rows);
+        mark(F_ROWS, t, op, (enum res)r, good && cpu_good);
+    }
+}
+
+/* reduce_segments with offsets off[0..nseg] (host); on the device residency the
+ * offsets are in device memory when dev_off, else host memory. */
+static void case_segments(wr_type t, wr_op op, const size_t *off, size_t nseg, uint64_t seed, const char *shape)
+{
+    const size_t es = ES(t), n = off[nseg];
+    char what[160];
+    snprintf(what, sizeof what, "%s %s %s (%zu segments, %zu elements)", type_name[t], op_name[op], shape, nseg, n);
+    gen(hin, t, op, PAT_EXACT, n, seed);
+    for (size_t i = 0; i < nseg; i++) ref_fold(t, op, CAT(hin, t, off[i]), off[i + 1] - off[i], AT(href, t, i));
+    memset(hout_c, 0x5a, nseg * es);
+    int cpu_good = status_ok("cpu wr_reduce_segments", what, cpu,
+                             wr_reduce_segments(cpu, hin, hout_c, nseg, off, t, op)) &&
+                   same_array("cpu wr_reduce_segments", what, t, href, hout_c, nseg);
+    for (int r = 0; r < RES_COUNT; r++) {
+        for (int host_off = 0; host_off < (r == RES_DEVICE ? 2 : 1); host_off++) {
+            wr_context *g = gctx((enum res)r);
+            char who[80];
+            const size_t *o = off;
+            snprintf(who, sizeof who, "cuda/%s%s wr_reduce_segments", res_name[r], host_off ? " (host offsets)" : "");
+            if (!host_off) {
+                res_put((enum res)r, roff[r], off, (nseg + 1) * sizeof(size_t));
+                o = roff[r];
+            }
+            res_put((enum res)r, rin[r], hin, n * es);
+            res_poison((enum res)r, rout[r], nseg * es, 0x5a);
+            int good = status_ok(who, what, g, wr_reduce_segments(g, rin[r], rout[r], nseg, o, t, op));
+            res_get((enum res)r, hout_g, rout[r], nseg * es);
+            good = good && same_array(who, what, t, href, hout_g, nseg);
+            mark(F_SEGS, t, op, (enum res)r, good && cpu_good);
+        }
+    }
+}
+
+static void case_argext(wr_type t, enum pat pat, size_t n, uint64_t seed)
+{
+    const size_t es = ES(t);
+    gen(hin, t, WR_MIN, pat, n, seed);
+    for (int is_max = 0; is_max < 2; is_max++) {
+        wr_status (*f)(wr_context *, const void *, size_t, wr_type, size_t *, void *) = is_max ? wr_argmax : wr_argmin;
+        const char *name = is_max ? "wr_argmax" : "wr_argmin";
+        char what[128];
+        size_t want = n ? arg_ref(t, hin, n, is_max) : 0, ci = 12345, gi = 12345;
+        unsigned char cv[8], gv[8];
+        snprintf(what, sizeof what, "%s n=%zu pattern %d", type_name[t], n, (int)pat);
+        wr_status st = f(cpu, hin, n, t, &ci, cv);
+        int cpu_good;
+        if (n == 0) cpu_good = st == WR_ERR_EMPTY;
+        else cpu_good = status_ok(name, what, cpu, st) && ci == want && same_elem(t, cv, CAT(hin, t, want));
+        if (!cpu_good) diag("cpu %s %s: index %zu, wanted %zu", name, what, ci, want);
+        for (int r = 0; r < RES_COUNT; r++) {
+            wr_context *g = gctx((enum res)r);
+            res_put((enum res)r, rin[r], hin, n * es);
+            res_poison((enum res)r, ridx[r], sizeof(size_t), 0x5a);
+            res_poison((enum res)r, rval[r], 8, 0x5a);
+            st = f(g, rin[r], n, t, ridx[r], rval[r]);
+            res_get((enum res)r, &gi, ridx[r], sizeof gi);
+            res_get((enum res)r, gv, rval[r], es);
+            int good;
+            if (n == 0) good = st == WR_ERR_EMPTY;
+            else good = st == WR_SUCCESS && gi == want && same_elem(t, gv, CAT(hin, t, want));
+            if (!good)
+                diag("cuda/%s %s %s: %s (%s), index %zu, wanted %zu", res_name[r], name, what, wr_status_string(st),
+                     wr_context_error(g), gi, want);
+            arg_ran[is_max][t][r] = 1;
+            if (!(good && cpu_good)) arg_failed[is_max][t][r] = 1;
+        }
+    }
+}
+
+/* ---- big random cases (one residency each, default staging) ------------------------ */
+
+/* Float SUM of random data: reduce within (ceil(log2 n) + 1024) u sum|x|. */
+static int check_float_reduce(const char *who, wr_type t, const void *x, size_t n, const void *got)
+{
+    long double s = 0, a = 0;
+    for (size_t i = 0; i < n; i++) { long double v = ld_at(t, x, i); s += v; a += fabsl(v); }
+    const long double u = t == WR_FLOAT ? 0x1p-24L : 0x1p-53L;
+    const long double bound = ((long double)ceil(log2((double)n)) + 1024) * u * a;
+    const long double err = fabsl(ld_at(t, got, 0) - s);
+    if (err <= bound) return 1;
+    diag("%s: |%Lg - %Lg| = %Lg > bound %Lg", who, ld_at(t, got, 0), s, err, bound);
+    return 0;
+}
+
+/* Float SUM scans of random data: each output within
+ * (ceil(log2 n) + 1024 + 4096) u sum_{j<=i}|x_j| (a tile of 4096 may be scanned
+ * sequentially), or, with rel > 0, within rel of the exact prefix. */
+static int check_float_scan(const char *who, wr_type t, const void *x, size_t n, const void *got, int ex, double rel)
+{
+    long double s = 0, a = 0;
+    const long double u = t == WR_FLOAT ? 0x1p-24L : 0x1p-53L;
+    const long double c = ((long double)ceil(log2((double)n + 1)) + 1024 + 4096) * u;
+    for (size_t i = 0; i < n; i++) {
+        long double v = ld_at(t, x, i);
+        if (!ex) { s += v; a += fabsl(v); }
+        const long double g = ld_at(t, got, i), err = fabsl(g - s);
+        const long double bound = rel > 0 ? (long double)rel * fabsl(s) : c * a;
+        if (!(err <= bound)) {
+            diag("%s: element %zu: |%Lg - %Lg| = %Lg > %Lg", who, i, g, s, err, bound);
+            return 0;
+        }
+        if (ex) { s += v; a += fabsl(v); }
+    }
+    return 1;
+}
+
+struct big { enum res r; wr_type t; int what; size_t n; };
+enum { B_REDUCE, B_SCAN, B_EXSCAN, B_ARGMAX, B_ARGMIN, B_ROWS32 };
+static const char *const big_name[] = { "wr_reduce SUM", "wr_scan SUM", "wr_exscan SUM", "wr_argmax", "wr_argmin",
+                                        "wr_reduce_rows SUM (32 columns)" };
+
+static void case_big(const struct big *b)
+{
+    const wr_type t = b->t;
+    const size_t n = b->n, es = ES(t), bytes = n * es;
+    const enum res r = b->r;
+    char who[160];
+    snprintf(who, sizeof who, "%s %s n=%zu on %s memory", big_name[b->what], type_name[t], n, res_name[r]);
+    void *h = malloc(bytes), *hc = malloc(bytes), *hg = malloc(bytes);
+    if (!h || !hc || !hg) bail("out of host memory for %zu bytes", bytes);
+    gen(h, t, WR_SUM, IS_FLT(t) ? PAT_RANDOM : PAT_EXACT, n, n + b->what * 31 + t);
+    void *din = res_alloc(r, bytes), *dout = res_alloc(r, b->what == B_SCAN || b->what == B_EXSCAN ? bytes : 64);
+    res_put(r, din, h, bytes);
+    int good = 1;
+    wr_status sc, sg;
+    switch (b->what) {
+    case B_REDUCE: {
+        unsigned char want[8], gc[8], gg[8];
+        sc = wr_reduce(cpu, h, gc, n, t, WR_SUM);
+        sg = wr_reduce(gpu, din, dout, n, t, WR_SUM);
+        res_get(r, gg, dout, es);
+        good = status_ok("cpu", who, cpu, sc) && status_ok("cuda", who, gpu, sg);
+        if (good && IS_FLT(t)) {
+            good = check_float_reduce("cpu", t, h, n, gc) & check_float_reduce("cuda", t, h, n, gg);
+        } else if (good) {
+            ref_fold(t, WR_SUM, h, n, want);
+            good = same_array("cpu", who, t, want, gc, 1) & same_array("cuda", who, t, want, gg, 1);
+        }
+        break;
+    }
+    case B_SCAN:
+    case B_EXSCAN: {
+        const int ex = b->what == B_EXSCAN;
+        wr_status (*f)(wr_context *, const void *, void *, size_t, wr_type, wr_op) = ex ? wr_exscan : wr_scan;
+        sc = f(cpu, h, hc, n, t, WR_SUM);
+        res_poison(r, dout, bytes, 0x5a);
+        sg = f(gpu, din, dout, n, t, WR_SUM);
+        res_get(r, hg, dout, bytes);
+        good = status_ok("cpu", who, cpu, sc) && status_ok("cuda", who, gpu, sg);
+        if (good && IS_FLT(t)) {
+            good = check_float_scan("cpu", t, h, n, hc, ex, 0) & check_float_scan("cuda", t, h, n, hg, ex, 0);
+        } else if (good) {
+            void *want = malloc(bytes);
+            if (!want) bail("out of host memory");
+            ref_scan(t, WR_SUM, h, n, want, ex);
+            good = same_array("cpu", who, t, want, hc, n) & same_array("cuda", who, t, want, hg, n);
+            free(want);
+        }
+        break;
+    }
+    case B_ARGMAX:
+    case B_ARGMIN: {
+        const int mx = b->what == B_ARGMAX;
+        size_t want = arg_ref(t, h, n, mx), ic = 0, ig = 0;
+        sc = (mx ? wr_argmax : wr_argmin)(cpu, h, n, t, &ic, NULL);
+        sg = (mx ? wr_argmax : wr_argmin)(gpu, din, n, t, &ig, NULL);
+        good = status_ok("cpu", who, cpu, sc) && status_ok("cuda", who, gpu, sg) && ic == want && ig == want;
+        if (!good) diag("%s: wanted index %zu, cpu %zu, cuda %zu", who, want, ic, ig);
+        break;
+    }
+    case B_ROWS32: {
+        const size_t rows = n / 32;
+        void *dr = res_alloc(r, rows * es);
+        sc = wr_reduce_rows(cpu, h, hc, rows, 32, t, WR_SUM);
+        sg = wr_reduce_rows(gpu, din, dr, rows, 32, t, WR_SUM);
+        res_get(r, hg, dr, rows * es);
+        res_free(r, dr);
+        good = status_ok("cpu", who, cpu, sc) && status_ok("cuda", who, gpu, sg);
+        for (size_t i = 0; good && i < rows; i++) {
+            if (IS_FLT(t)) {
+                good = check_float_reduce("cpu row", t, CAT(h, t, i * 32), 32, CAT(hc, t, i)) &&
+                       check_float_reduce("cuda row", t, CAT(h, t, i * 32), 32, CAT(hg, t, i));
+            } else {
+                unsigned char want[8];
+                ref_fold(t, WR_SUM, CAT(h, t, i * 32), 32, want);
+                good = same_elem(t, want, CAT(hc, t, i)) && same_elem(t, want, CAT(hg, t, i));
+                if (!good) diag("%s: row %zu differs", who, i);
+            }
+        }
+        break;
+    }
+    }
+    ok(good, "%s", who);
+    res_free(r, din);
+    res_free(r, dout);
+    free(h);
+    free(hc);
+    free(hg);
+}
+
+/* 2^26 uniform [0,1) floats: every scan output within 1e-4 relative of the exact prefix. */
+static void case_scan_accuracy(void)
+{
+    const size_t n = (size_t)1 << 26;
+    float *h = malloc(n * sizeof *h), *g = malloc(n * sizeof *g);
+    void *d = res_alloc(RES_DEVICE, n * sizeof *h);
+    if (!h || !g) bail("out of host memory");
+    gen(h, WR_FLOAT, WR_SUM, PAT_RANDOM, n, 2026);
+    res_put(RES_DEVICE, d, h, n * sizeof *h);
+    wr_status st = wr_scan(gpu, d, d, n, WR_FLOAT, WR_SUM);
+    res_get(RES_DEVICE, g, d, n * sizeof *g);
+    ok(status_ok("cuda", "accuracy", gpu, st) &&
+       check_float_scan("cuda wr_scan 2^26 uniform floats", WR_FLOAT, h, n, g, 0, 1e-4),
+       "wr_scan of 2^26 uniform [0,1) floats on cuda: every output within 1e-4 relative of the exact prefix");
+    res_free(RES_DEVICE, d);
+    free(h);
+    free(g);
+}
+
+int main(void)
+{
+    gpu_require();
+    unsetenv("WARPRED_BACKEND");
+    max_n = test_max_n((size_t)1 << 28);
+    plan_lazy();
+    if (wr_context_create(&cpu, WR_BACKEND_CPU) != WR_SUCCESS) bail("cpu context: %s", wr_context_error(NULL));
+    if (wr_context_create(&gpu, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
+    setenv("WARPRED_CUDA_STAGING_BYTES", "65536", 1);
+    if (wr_context_create(&gpu_small, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
+    unsetenv("WARPRED_CUDA_STAGING_BYTES");
+    diag("%s", wr_context_describe(gpu));
+
+    const size_t cap = small_cap < max_n + 64 ? small_cap : max_n + 64;
+    for (int r = 0; r < RES_COUNT; r++) {
+        rin[r] = res_alloc((enum res)r, cap * 8);
+        rout[r] = res_alloc((enum res)r, cap * 8);
+        roff[r] = res_alloc((enum res)r, (cap + 1) * sizeof(size_t));
+        ridx[r] = res_alloc((enum res)r, sizeof(size_t));
+        rval[r] = res_alloc((enum res)r, 8);
+    }
+    hin = malloc(cap * 8);
+    hout_c = malloc(cap * 8);
+    hout_g = malloc(cap * 8);
+    href = malloc(cap * 8);
+    size_t *hoff = malloc((cap + 1) * sizeof *hoff);
+    if (!hin || !hout_c || !hout_g || !href || !hoff) bail("out of host memory");
+
+    for (int ti = 0; ti < 6; ti++) {
+        const wr_type t = (wr_type)ti;
+        for (int oi = 0; oi < 7; oi++) {
+            const wr_op op = (wr_op)oi;
+            if (!wr_op_valid(t, op)) continue;
+            uint64_t seed = 100 * ti + oi;
+            /* linear: every foundation size, exact data; NaN and -0 patterns on floats */
+            for (size_t k = 0; k < NFOUND; k++) {
+                if (foundation[k] > max_n || foundation[k] + 64 > cap) continue;
+                case_linear(t, op, PAT_EXACT, foundation[k], seed++);
+                if (IS_FLT(t) && (foundation[k] % 2 == 1 || foundation[k] == 4096)) {
+                    case_linear(t, op, PAT_NAN, foundation[k], seed++);
+                    case_linear(t, op, PAT_NEGZERO, foundation[k], seed++);
+                }
+            }
+            /* rows: row lengths for every mapping (group of lanes, warp, block, several blocks) */
+            static const size_t shapes[][2] = {
+                { 5, 0 }, { 1, 1 }, { 3, 1 }, { 7, 3 }, { 1000, 2 }, { 1000, 5 }, { 1000, 32 }, { 511, 33 },
+                { 257, 31 }, { 33, 1024 }, { 20, 1025 }, { 100, 4097 }, { 3, 65537 }, { 2, 300001 },
+                { 1, ((size_t)1 << 20) + 3 }, { 65537, 16 }
+            };
+            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+                if (shapes[k][0] * shapes[k][1] <= max_n && shapes[k][0] * shapes[k][1] + 64 <= cap &&
+                    shapes[k][0] <= cap)
+                    case_rows(t, op, shapes[k][0], shapes[k][1], seed++);
+            /* segments: random lengths around L (0 = all empty), a long one among short
+             * ones, and offsets that start past 0 */
+            static const size_t lens[] = { 0, 1, 3, 8, 40, 300, 5000, 100000 };
+            for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+                uint64_t s = seed++;
+                size_t nseg = lens[k] ? (max_n < cap ? max_n : cap - 64) / (lens[k] + 1) : 100;
+                if (nseg > 20000) nseg = 20000;
+                if (nseg == 0) continue;
+                hoff[0] = k == 2 ? 17 : 0;
+                for (size_t i = 0; i < nseg; i++) hoff[i + 1] = hoff[i] + (lens[k] ? rng_next(&s) % (2 * lens[k] + 1) : 0);
+                if (hoff[nseg] + 64 > cap || hoff[nseg] > max_n) continue;
+                char shape[48];
+                snprintf(shape, sizeof shape, "lengths 0..%zu", 2 * lens[k]);
+                case_segments(t, op, hoff, nseg, seed++, shape);
+            }
+            {
+                size_t nseg = 0, pos = 0, want = 300000 < max_n / 2 ? 300000 : max_n / 2;
+                uint64_t s = seed++;
+                hoff[0] = 0;
+                for (int i = 0; i < 3; i++) hoff[++nseg] = pos;                       /* empty */
+                for (int i = 0; i < 500; i++) { pos += rng_next(&s) % 7; hoff[++nseg] = pos; }
+                pos += want; hoff[++nseg] = pos;                                         /* the long one */
+                for (int i = 0; i < 500; i++) { pos += rng_next(&s) % 7; hoff[++nseg] = pos; }
+                for (int i = 0; i < 3; i++) hoff[++nseg] = pos;
+                if (pos + 64 <= cap && pos <= max_n) case_segments(t, op, hoff, nseg, seed++, "one long among short");
+            }
+        }
+        /* argmin / argmax */
+        for (size_t k = 0; k < NFOUND; k++) {
+            if (foundation[k] > max_n || foundation[k] + 64 > cap) continue;
+            case_argext(t, PAT_EXACT, foundation[k], 7000 + 10 * ti + k);
+            case_argext(t, PAT_TIES, foundation[k], 8000 + 10 * ti + k);
+            if (IS_FLT(t)) {
+                case_argext(t, PAT_NAN, foundation[k], 9000 + 10 * ti + k);
+                case_argext(t, PAT_NEGZERO, foundation[k], 9500 + 10 * ti + k);
+            }
+        }
+    }
+
+    for (int f = 0; f < F_NFN; f++)
+        for (int ti = 0; ti < 6; ti++)
+            for (int oi = 0; oi < 7; oi++) {
+                if (!wr_op_valid((wr_type)ti, (wr_op)oi)) continue;
+                for (int r = 0; r < RES_COUNT; r++)
+                    ok(ran[f][ti][oi][r] && !failed[f][ti][oi][r], "%s %s %s, %s memory: cpu == cuda == reference",
+                       fn_name[f], type_name[ti], op_name[oi], res_name[r]);
+            }
+    for (int m = 0; m < 2; m++)
+        for (int ti = 0; ti < 6; ti++)
+            for (int r = 0; r < RES_COUNT; r++)
+                ok(arg_ran[m][ti][r] && !arg_failed[m][ti][r], "%s %s, %s memory: cpu == cuda == reference",
+                   m ? "wr_argmax" : "wr_argmin", type_name[ti], res_name[r]);
+
+    for (int r = 0; r < RES_COUNT; r++) {
+        res_free((enum res)r, rin[r]);
+        res_free((enum res)r, rout[r]);
+        res_free((enum res)r, roff[r]);
+        res_free((enum res)r, ridx[r]);
+        res_free((enum res)r, rval[r]);
+    }
+    free(hin);
+    free(hout_c);
+    free(hout_g);
+    free(href);
+    free(hoff);
+
+    /* big random cases: 2^25 on device, pinned and pageable memory; 2^28 on the device
+     * (and a pageable float reduce / int scan, streamed through staging) */
+    static const struct big bigs[] = {
+        { RES_DEVICE, WR_FLOAT, B_REDUCE, 1u << 25 }, { RES_PINNED, WR_FLOAT, B_REDUCE, 1u << 25 },
+        { RES_PAGEABLE, WR_FLOAT, B_REDUCE, 1u << 25 }, { RES_DEVICE, WR_DOUBLE, B_REDUCE, 1u << 25 },
+        { RES_PAGEABLE, WR_INT32, B_REDUCE, 1u << 25 }, { RES_DEVICE, WR_FLOAT, B_SCAN, 1u << 25 },
+        { RES_PINNED, WR_FLOAT, B_SCAN, 1u << 25 }, { RES_PAGEABLE, WR_INT64, B_SCAN, 1u << 25 },
+        { RES_DEVICE, WR_UINT32, B_EXSCAN, 1u << 25 }, { RES_PAGEABLE, WR_DOUBLE, B_EXSCAN, 1u << 25 },
+        { RES_DEVICE, WR_FLOAT, B_ARGMAX, 1u << 25 }, { RES_PAGEABLE, WR_INT64, B_ARGMIN, 1u << 25 },
+        { RES_DEVICE, WR_FLOAT, B_ROWS32, 1u << 25 }, { RES_PINNED, WR_INT32, B_ROWS32, 1u << 25 },
+        { RES_DEVICE, WR_FLOAT, B_REDUCE, 1u << 28 }, { RES_DEVICE, WR_DOUBLE, B_REDUCE, 1u << 28 },
+        { RES_DEVICE, WR_INT32, B_REDUCE, 1u << 28 }, { RES_DEVICE, WR_FLOAT, B_ARGMAX, 1u << 28 },
+        { RES_DEVICE, WR_FLOAT, B_SCAN, 1u << 28 }, { RES_DEVICE, WR_INT32, B_EXSCAN, 1u << 28 },
+        { RES_DEVICE, WR_FLOAT, B_ROWS32, 1u << 28 }, { RES_PAGEABLE, WR_FLOAT, B_REDUCE, 1u << 28 },
+        { RES_PAGEABLE, WR_INT32, B_SCAN, 1u << 28 },
+    };
+    for (size_t k = 0; k < sizeof bigs / sizeof bigs[0]; k++)
+        if (bigs[k].n <= max_n) case_big(&bigs[k]);
+    if (((size_t)1 << 26) <= max_n) case_scan_accuracy();
+
+    wr_context_destroy(gpu_small);
+    wr_context_destroy(gpu);
+    wr_context_destroy(cpu);
+    return tap_failures() ? 1 : 0;
+}

@@ -13,11 +13,18 @@
 /* Below this many elements a parallel region costs more than the loop. */
 #define WRM_PAR_MIN 32768
 
+/* The pragma only where OpenMP is on: a serial build stays -Wunknown-pragmas clean. */
+#ifdef _OPENMP
+#  define WRM_PARALLEL_FOR _Pragma("omp parallel for schedule(static) if (nn >= WRM_PAR_MIN)")
+#else
+#  define WRM_PARALLEL_FOR
+#endif
+
 #define WRM_DEF_LOOP(name, sfx, T)                                                \
     static void base_##name##_##sfx(T b, T *o, size_t n)                          \
     {                                                                             \
         long long i, nn = (long long)n;                                           \
-        _Pragma("omp parallel for schedule(static) if (nn >= WRM_PAR_MIN)")       \
+        WRM_PARALLEL_FOR                                                          \
         for (i = 0; i < nn; i++)                                                  \
             o[i] = wr_##name##_##sfx(b, o[i]);                                    \
     }

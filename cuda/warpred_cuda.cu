@@ -21,6 +21,9 @@
  * context's pool and returns it, so threads sharing a context run their
  * calls concurrently on separate streams; scratch is allocated when a lane is
  * made and grown only when a call needs more, never on the steady-state path.
+ * The streams are ordinary (blocking) streams: a call starts after the work
+ * the caller queued on the legacy default stream (a cudaMemset or kernel
+ * that prepared the input), as a call on stream 0 would.
  *
  * Errors.  Every CUDA failure becomes WR_ERR_DEVICE (out of memory:
  * WR_ERR_NO_MEMORY) with "call: CUDA error string" in err; the lane's streams
@@ -85,7 +88,7 @@ void lane_destroy(lane *L)
     cudaFree(L->ctr);
     cudaFree(L->slot);
     cudaFree(L->part);
-    cudaFree(L->tstat);
+    cudaFree(L->sblk);
     cudaFree(L->segctr);
     cudaFree(L->doff);
     for (int b = 0; b < kStages; b++) {
@@ -115,7 +118,7 @@ wr_status lane_create(state *S, lane **out, char *err)
     }
     L->sms = S->sms;
     st = [&]() -> wr_status {
-        WRC_CK(cudaStreamCreateWithFlags, (&L->st, cudaStreamNonBlocking));
+        WRC_CK(cudaStreamCreateWithFlags, (&L->st, cudaStreamDefault));
         WRC_CK(cudaMalloc, ((void **)&L->ctr, 64));
         WRC_CK(cudaMemsetAsync, (L->ctr, 0, 64, L->st));
         WRC_CK(cudaMalloc, ((void **)&L->slot, kSlots * kSlotBytes));
@@ -136,8 +139,8 @@ wr_status lane_create(state *S, lane **out, char *err)
 wr_status ensure_staging(state *S, lane &L, char *err)
 {
     if (L.sbytes) return WR_SUCCESS;
-    WRC_CK(cudaStreamCreateWithFlags, (&L.h2d, cudaStreamNonBlocking));
-    WRC_CK(cudaStreamCreateWithFlags, (&L.d2h, cudaStreamNonBlocking));
+    WRC_CK(cudaStreamCreateWithFlags, (&L.h2d, cudaStreamDefault));
+    WRC_CK(cudaStreamCreateWithFlags, (&L.d2h, cudaStreamDefault));
     for (int b = 0; b < kStages; b++) {
         WRC_CK(cudaMalloc, (&L.sdev[b], S->stage_bytes));
         WRC_CK(cudaHostAlloc, (&L.shost[b], S->stage_bytes, cudaHostAllocDefault));
@@ -316,7 +319,9 @@ wr_status cu_open(void **out, char *err)
     S->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
     snprintf(S->desc, sizeof S->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
     /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
-     * ones to exercise many chunks); whole scan tiles of 8-byte elements. */
+     * ones to exercise many chunks); whole scan windows (32 tiles) of 8-byte
+     * elements, so that a staged scan has the bits of the same scan on
+     * device memory. */
     size_t sb = (size_t)32 << 20;
     const char *v = getenv("WARPRED_CUDA_STAGING_BYTES");
     if (v && *v) {
@@ -324,9 +329,8 @@ wr_status cu_open(void **out, char *err)
         unsigned long long x = strtoull(v, &end, 10);
         if (*end == '\0' && x > 0) sb = (size_t)x;
     }
-    const size_t unit = kTile * 8;
+    const size_t unit = kTile * 32 * 8;
     sb = (sb + unit - 1) / unit * unit;
-    if (sb < 2 * unit) sb = 2 * unit;
     S->stage_bytes = sb;
     try {
         S->all.reserve(64);
@@ -565,7 +569,10 @@ wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, co
         const size_t obytes = (nseg + 1) * sizeof(size_t);
         const size_t *hoff = offsets;                 /* host-readable offsets */
         std::vector<size_t> copy;
-        if (koff == WR_MEM_DEVICE) {
+        /* managed offsets are copied too: the host must not touch managed
+         * memory while another thread's kernel may run on a device without
+         * concurrent managed access */
+        if (koff == WR_MEM_DEVICE || koff == WR_MEM_MANAGED) {
             try { copy.resize(nseg + 1); } catch (...) {
                 snprintf(err, WR_ERRLEN, "out of host memory for %zu offsets", nseg + 1);
                 return WR_ERR_NO_MEMORY;

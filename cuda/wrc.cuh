@@ -40,9 +40,8 @@ struct lane {
     void *part;                   /* per-block partials: kMaxGrid * 16 bytes */
     size_t part_cap;
 
-    unsigned *tstat;              /* scan tile status words: epoch << 2 | flag */
-    void *tagg, *tincl;           /* scan tile aggregates / inclusive prefixes (8 bytes each) */
-    size_t tcap;                  /* tiles */
+    void *sblk;                   /* scan descriptors (tiles and windows, see wrc_scan.cu) */
+    size_t scap;                  /* tiles they have room for (a multiple of 32) */
     unsigned epoch;               /* statuses of other epochs read as "not yet" */
 
     unsigned *segctr;             /* per-segment arrival counters (kept 0) */

@@ -70,9 +70,17 @@ void res_free(enum res r, void *p)
     }
 }
 
+/* The host touches managed memory only with the device idle (some tools and
+ * devices have no concurrent managed access). */
+static void host_access(enum res r)
+{
+    if (r == RES_MANAGED) CK(cudaDeviceSynchronize());
+}
+
 void res_put(enum res r, void *dst, const void *src, size_t bytes)
 {
     if (bytes == 0) return;
+    host_access(r);
     if (r == RES_DEVICE) CK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
     else memcpy(dst, src, bytes);
 }
@@ -80,6 +88,7 @@ void res_put(enum res r, void *dst, const void *src, size_t bytes)
 void res_get(enum res r, void *dst, const void *src, size_t bytes)
 {
     if (bytes == 0) return;
+    host_access(r);
     if (r == RES_DEVICE) CK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
     else memcpy(dst, src, bytes);
 }
@@ -87,6 +96,7 @@ void res_get(enum res r, void *dst, const void *src, size_t bytes)
 void res_poison(enum res r, void *p, size_t bytes, int b)
 {
     if (bytes == 0) return;
+    host_access(r);
     if (r == RES_DEVICE) CK(cudaMemset(p, b, bytes));
     else memset(p, b, bytes);
 }

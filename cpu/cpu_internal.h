@@ -37,6 +37,12 @@
 #else
 #  define WRC_UNROLL
 #endif
+/* For the few helpers whose constant arguments must reach the loop inside. */
+#if defined(__GNUC__)
+#  define WRC_INLINE static inline __attribute__((always_inline))
+#else
+#  define WRC_INLINE static inline
+#endif
 
 /* ---- sizes ----------------------------------------------------------- */
 
@@ -59,7 +65,7 @@
 /* Scan block: output i = base(block) op scan-inside-block(i).  Small enough
  * that a float scan inside a block stays within 6e-5 relative even as one
  * sequential chain; bases are carried in double. */
-#define WRC_SCAN_BLOCK 1024
+#define WRC_SCAN_BLOCK 1008
 /* Blocks scanned side by side in one pass (independent dependency chains). */
 #define WRC_SCAN_WAYS 8
 /* Input bytes one thread handles per round of the parallel scan: read once
@@ -106,6 +112,12 @@
 /* 1 for a floating type: a compile-time constant the generic kernels branch
  * on (the other branch is dead code). */
 #define WRC_IS_FLOAT(T) ((T)0.5 != (T)0)
+
+/* The value accumulators start from: the identity, except for float SUM,
+ * where it is -0.0, the true neutral of IEEE addition (-0 + x == x bit for
+ * bit, while +0 + -0 == +0 would turn a sum of -0s into +0).  DESIGN.md's
+ * identity, +0, is still what an empty SUM and exscan's out[0] give. */
+#define WRC_NEUTRAL(T, OE, ident) ((WRC_IS_FLOAT(T) && (OE) == WR_SUM) ? (T)-0.0 : (ident))
 
 #define WRC_NTYPES 6
 #define WRC_NOPS 7

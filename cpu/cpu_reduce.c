@@ -100,7 +100,7 @@ WRC_TYPES(WRC_DEF_MINMAX)
  * Per (type, op): the leaf block by lanes, and the row and segment loops
  * that call it inline.  MIN/MAX go to the key lanes above; every other op
  * runs L independent accumulators with the combine of wr_ops.h, starting
- * from the identity.
+ * from the neutral value (WRC_NEUTRAL).
  */
 #define WRC_DEF_RED(sfx, T, U, E, K, op, OE)                                     \
     static inline T wrc_blk_##sfx##_##op(const T *x, size_t n)                   \
@@ -110,12 +110,13 @@ WRC_TYPES(WRC_DEF_MINMAX)
         size_t i, l, h;                                                          \
         if (OE == WR_MIN || OE == WR_MAX)                                        \
             return wrc_minmax_##sfx(x, n, OE == WR_MAX);                         \
+        if (n == 0) return wr_ident_##op##_##sfx();                              \
         if (n < (size_t)L) {           /* short: one chain of < L elements */    \
-            T a = wr_ident_##op##_##sfx();                                       \
+            T a = WRC_NEUTRAL(T, OE, wr_ident_##op##_##sfx());                   \
             for (i = 0; i < n; i++) a = wr_##op##_##sfx(a, x[i]);                \
             return a;                                                            \
         }                                                                        \
-        for (l = 0; l < L; l++) acc[l] = wr_ident_##op##_##sfx();                \
+        for (l = 0; l < L; l++) acc[l] = WRC_NEUTRAL(T, OE, wr_ident_##op##_##sfx()); \
         for (i = 0; i + L <= n; i += L) {                                        \
             WRC_UNROLL                                                           \
             for (l = 0; l < L; l++) acc[l] = wr_##op##_##sfx(acc[l], x[i + l]);  \

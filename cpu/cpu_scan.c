@@ -17,20 +17,15 @@
  * Block totals come from the reduce block kernel, so every output is a fixed
  * function of the input and the count, whatever the number of threads.
  *
- * Parallel form (a "reduce-then-scan" in rounds, as in Merrill and
- * Garland's single-pass scan, made cache-sized for the CPU): each round, every
- * thread takes the next run of blocks (about WRC_SCAN_ROUND_BYTES), sums its
- * blocks while reading them from memory, meets the others at one barrier,
- * computes the carry through all blocks of the round (a few hundred steps:
- * cheaper than a second barrier), and scans its run again while it is still
- * in its L2, WRC_SCAN_WAYS blocks side by side so that the dependency
- * chains overlap.  The input is read from memory once and the output written
- * once, with streaming stores when it is larger than the caches.
+ * Parallel form: a chained single pass over runs of blocks of about
+ * WRC_SCAN_ROUND_BYTES (see wrc_scan): each run is read from memory once to
+ * sum its blocks, and scanned again while it is still in L2, WRC_SCAN_WAYS
+ * blocks side by side so that their dependency chains overlap.  The output
+ * is written once, with streaming stores when it is larger than the caches.
  */
 #include <config.h>
 #include <math.h>
-#include <stdio.h>
-#include <stdlib.h>
+#include <sched.h>
 #include <string.h>
 #if defined(__SSE2__)
 #  include <emmintrin.h>
@@ -115,7 +110,7 @@ static inline double wrc_dop(wr_op op, double a, double b)
     static void wrc_sstart_##sfx##_##op(struct wrc_carry *c)                     \
     {                                                                            \
         c->v.sfx = wr_ident_##op##_##sfx();                                      \
-        c->hi = (double)wr_ident_##op##_##sfx();                                 \
+        c->hi = (double)WRC_NEUTRAL(T, OE, wr_ident_##op##_##sfx());             \
         c->lo = 0;                                                               \
     }                                                                            \
     static void wrc_sadv_##sfx##_##op(struct wrc_carry *c, const union wrc_val *t, \
@@ -138,13 +133,15 @@ static inline double wrc_dop(wr_op op, double a, double b)
     /* the block's base as written (hi) and where its chain starts */            \
     static inline void wrc_sbase_##sfx##_##op(const struct wrc_carry *c, T *hi, T *start) \
     {                                                                            \
-        *start = wr_ident_##op##_##sfx();                                        \
+        *start = WRC_NEUTRAL(T, OE, wr_ident_##op##_##sfx());                    \
         if (!WRC_IS_FLOAT(T)) {                                                  \
             *hi = c->v.sfx;                                                      \
         } else {                                                                 \
             *hi = (T)c->hi;                                                      \
-            if (OE == WR_SUM && isfinite((double)*hi))                                 \
-                *start = (T)((c->hi - (double)*hi) + c->lo);                     \
+            if (OE == WR_SUM && isfinite((double)*hi)) {                         \
+                double r = (c->hi - (double)*hi) + c->lo;                        \
+                if (r != 0) *start = (T)r;          /* else keep -0 */           \
+            }                                                                    \
         }                                                                        \
     }                                                                            \
     /* n steps of ways blocks side by side (ways a constant where inlined): */   \
@@ -180,13 +177,14 @@ static inline double wrc_dop(wr_op op, double a, double b)
         for (w = 0; w < nblk; w++) wrc_sbase_##sfx##_##op(&bases[w], &hi[w], &acc[w]); \
         if (nblk == W && len_last == S) {                                        \
             for (k0 = 0; k0 < S; k0 += SL) {                                     \
+                size_t len = S - k0 < SL ? S - k0 : SL;                          \
                 T *dst = stream ? stage : out + k0;                              \
                 size_t ds = stream ? SL : S;                                     \
-                if (exclusive) wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, SL, 1); \
-                else           wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, SL, 0); \
+                if (exclusive) wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, len, 1); \
+                else           wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, len, 0); \
                 if (stream)                                                      \
                     for (w = 0; w < W; w++)                                      \
-                        wrc_stream_copy(out + w * S + k0, stage + w * SL, SL * sizeof(T)); \
+                        wrc_stream_copy(out + w * S + k0, stage + w * SL, len * sizeof(T)); \
             }                                                                    \
         } else {                 /* the end of the array: one block at a time */ \
             for (w = 0; w < nblk; w++) {                                         \
@@ -208,6 +206,141 @@ static const struct wrc_scan wrc_scan_tab[WRC_NTYPES][WRC_NOPS] = {
 #undef WRC_PAIR
 };
 #undef WRC_SCAN_ENTRY
+
+#if defined(__SSE2__)
+/*
+ * SUM on x86-64: the scan inside a block in SSE2 registers.  Each vector of
+ * 16 bytes gets its own prefix by shift-and-add (Hillis and Steele inside
+ * the register: log2(lanes) steps), then the running total of the block is
+ * added and advanced by the vector's last lane.  The chain from one vector
+ * to the next is a single add, and two blocks go side by side, so the scan
+ * runs near the speed of its loads and stores.  Same structure as the
+ * generic kernel: out = hi + (start + prefix inside the block).
+ */
+static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
+{
+    if (is_float && size == 4) return _mm_castps_si128(_mm_add_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b)));
+    if (is_float) return _mm_castpd_si128(_mm_add_pd(_mm_castsi128_pd(a), _mm_castsi128_pd(b)));
+    if (size == 4) return _mm_add_epi32(a, b);
+    return _mm_add_epi64(a, b);
+}
+
+#define WRC_DEF_VSCAN(sfx, T, U, E, K)                                           \
+    static inline __m128i wrc_vadd_##sfx(__m128i a, __m128i b)                   \
+    {                                                                            \
+        return wrc_vadd(a, b, WRC_IS_FLOAT(T), sizeof(T));                       \
+    }                                                                            \
+    static inline __m128i wrc_vset_##sfx(T v)                                    \
+    {                                                                            \
+        T lane[16 / sizeof(T)];                                                  \
+        size_t i;                                                                \
+        for (i = 0; i < 16 / sizeof(T); i++) lane[i] = v;                        \
+        return _mm_loadu_si128((const __m128i *)(const void *)lane);             \
+    }                                                                            \
+    /* ways blocks side by side, n elements each (a multiple of the lanes) */    \
+    WRC_INLINE void wrc_vrun_##sfx(const T *in, T *out, size_t ways, size_t n, \
+                                          const __m128i *hi, __m128i *carry,     \
+                                          int exclusive, int stream)             \
+    {                                                                            \
+        /* lanes shifted in hold the neutral: -0 for floats (bits of the */     \
+        /* sign only), 0 for integers */                                         \
+        const T f1[16 / sizeof(T)] = { WRC_NEUTRAL(T, WR_SUM, 0) };              \
+        const T f2[16 / sizeof(T)] = { WRC_NEUTRAL(T, WR_SUM, 0), WRC_NEUTRAL(T, WR_SUM, 0) }; \
+        const __m128i fill1 = _mm_loadu_si128((const __m128i *)(const void *)f1); \
+        const __m128i fill2 = _mm_loadu_si128((const __m128i *)(const void *)f2); \
+        size_t k, w;                                                             \
+        for (k = 0; k < n; k += 16 / sizeof(T)) {                                \
+            WRC_UNROLL                                                           \
+            for (w = 0; w < ways; w++) {                                         \
+                __m128i l = _mm_loadu_si128((const __m128i *)(const void *)(in + w * WRC_SCAN_BLOCK + k)); \
+                __m128i r;                                                       \
+                l = wrc_vadd_##sfx(l, _mm_or_si128(_mm_slli_si128(l, sizeof(T)), fill1)); \
+                if (sizeof(T) == 4)                                              \
+                    l = wrc_vadd_##sfx(l, _mm_or_si128(_mm_slli_si128(l, 8), fill2)); \
+                r = wrc_vadd_##sfx(carry[w], exclusive ? _mm_or_si128(_mm_slli_si128(l, sizeof(T)), fill1) : l); \
+                carry[w] = wrc_vadd_##sfx(carry[w], sizeof(T) == 4 ? _mm_shuffle_epi32(l, 0xff) \
+                                                                   : _mm_shuffle_epi32(l, 0xee)); \
+                r = wrc_vadd_##sfx(hi[w], r);                                    \
+                if (stream) _mm_stream_si128((__m128i *)(void *)(out + w * WRC_SCAN_BLOCK + k), r); \
+                else _mm_storeu_si128((__m128i *)(void *)(out + w * WRC_SCAN_BLOCK + k), r); \
+            }                                                                    \
+        }                                                                        \
+    }                                                                            \
+    /* the loop above with constant ways, exclusive and stream, so that the   */ \
+    /* running totals stay in registers */                                     \
+    WRC_INLINE void wrc_vrun2_##sfx(const T *in, T *out, size_t ways, size_t n, \
+                                           const __m128i *hi, __m128i *carry,    \
+                                           int exclusive, int stream)            \
+    {                                                                            \
+        if (ways == 2) {                                                         \
+            if (exclusive) {                                                     \
+                if (stream) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 1);      \
+                else        wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 0);      \
+            } else {                                                             \
+                if (stream) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, 1);      \
+                else        wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, 0);      \
+            }                                                                    \
+        } else {                                                                 \
+            if (exclusive) {                                                     \
+                if (stream) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, 1);      \
+                else        wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, 0);      \
+            } else {                                                             \
+                if (stream) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, 1);      \
+                else        wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, 0);      \
+            }                                                                    \
+        }                                                                        \
+    }                                                                            \
+    static void wrc_vtile_##sfx(const void *vin, void *vout, size_t nblk,        \
+                                size_t len_last, const struct wrc_carry *bases,  \
+                                int exclusive, int stream)                       \
+    {                                                                            \
+        enum { S = WRC_SCAN_BLOCK, V = 16 / sizeof(T) };                         \
+        const T *in = (const T *)vin;                                            \
+        T *out = (T *)vout;                                                      \
+        __m128i hi[WRC_SCAN_WAYS], carry[WRC_SCAN_WAYS];                         \
+        T h[WRC_SCAN_WAYS], lane[V];                                             \
+        size_t w, nfull = len_last == S ? nblk : nblk - 1;                       \
+        /* the blocks' starts keep out's alignment (S * size % 16 == 0) */       \
+        stream = stream && ((uintptr_t)out & 15) == 0;                           \
+        for (w = 0; w < nblk; w++) {                                             \
+            T start;                                                             \
+            wrc_sbase_##sfx##_sum(&bases[w], &h[w], &start);                     \
+            hi[w] = wrc_vset_##sfx(h[w]);                                        \
+            carry[w] = wrc_vset_##sfx(start);                                    \
+        }                                                                        \
+        for (w = 0; w + 2 <= nfull; w += 2)                                      \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 2, S, hi + w, carry + w, exclusive, stream); \
+        if (w < nfull)                                                           \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, S, hi + w, carry + w, exclusive, stream); \
+        if (nfull < nblk) {        /* a short last block: vectors, then one by one */ \
+            size_t nv = len_last / V * V, k;                                     \
+            T acc;                                                               \
+            w = nfull;                                                           \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, nv, hi + w, carry + w, exclusive, 0); \
+            _mm_storeu_si128((__m128i *)(void *)lane, carry[w]);                 \
+            acc = lane[V - 1];                                                   \
+            for (k = nv; k < len_last; k++) {                                    \
+                T x = in[w * S + k];                                             \
+                if (exclusive) {                                                 \
+                    out[w * S + k] = wr_sum_##sfx(h[w], acc);                    \
+                    acc = wr_sum_##sfx(acc, x);                                  \
+                } else {                                                         \
+                    acc = wr_sum_##sfx(acc, x);                                  \
+                    out[w * S + k] = wr_sum_##sfx(h[w], acc);                    \
+                }                                                                \
+            }                                                                    \
+        }                                                                        \
+    }
+WRC_TYPES(WRC_DEF_VSCAN)
+#undef WRC_DEF_VSCAN
+
+#define WRC_VTILE_ENTRY(sfx, T, U, E, K) [E] = wrc_vtile_##sfx,
+static void (*const wrc_vtile_tab[WRC_NTYPES])(const void *, void *, size_t, size_t,
+                                               const struct wrc_carry *, int, int) = {
+    WRC_TYPES(WRC_VTILE_ENTRY)
+};
+#undef WRC_VTILE_ENTRY
+#endif /* __SSE2__ */
 
 /* Totals of blocks [b0, b1) into t[0..b1-b0), by the reduce block kernel. */
 static void block_totals(const struct wrc_red *red, const char *in, size_t count, size_t b0, size_t b1,
@@ -233,62 +366,118 @@ static void scan_blocks(const struct wrc_scan *k, const char *in, char *out, siz
     }
 }
 
+/* exscan's out[0] is the identity (+0 for float SUM, whose chains start
+ * from -0). */
+static void set_first(const struct wrc_red *red, void *out, int exclusive)
+{
+    union wrc_val v;
+    if (!exclusive) return;
+    red->ident(&v);
+    wrc_store(red, out, &v);
+}
+
+/*
+ * The hand-off between consecutive runs: run j publishes the carry after its
+ * last block in slot j % WRC_SCAN_SLOTS and then sets seq to j + 1.  Run j+1
+ * reads it before it publishes its own, so by the time run j + SLOTS reuses
+ * the slot its reader is done (any ring of two or more slots is safe).
+ */
+#define WRC_SCAN_SLOTS 64
+struct wrc_slot {
+    struct wrc_carry carry;
+    size_t seq;                        /* accessed atomically */
+    char pad[64 - (sizeof(struct wrc_carry) + sizeof(size_t)) % 64];
+};
+
+#ifdef _OPENMP
+/* Wait until *seq == want: spin briefly, then give the processor away, so
+ * that an oversubscribed machine still runs the thread being waited for. */
+static void wait_seq(const size_t *seq, size_t want)
+{
+    unsigned spins = 0;
+    while (__atomic_load_n(seq, __ATOMIC_ACQUIRE) != want) {
+        if (++spins < 256) {
+#if defined(__SSE2__)
+            _mm_pause();
+#endif
+        } else {
+            sched_yield();
+        }
+    }
+}
+#endif
+
 wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op op, int exclusive,
                    char *err)
 {
-    const struct wrc_scan *k = &wrc_scan_tab[type][op];
+    struct wrc_scan kern = wrc_scan_tab[type][op];
+    const struct wrc_scan *k = &kern;
     const struct wrc_red *red = wrc_red_kernels(type, op);
     const char *x = (const char *)in;
     char *y = (char *)out;
     size_t nb = (count + WRC_SCAN_BLOCK - 1) / WRC_SCAN_BLOCK;
-    size_t run = WRC_SCAN_ROUND_BYTES / (WRC_SCAN_BLOCK * k->size);   /* blocks per thread per round */
-    int stream = count * k->size >= WRC_STREAM_MIN_BYTES;
+    /* out == in: the lines are in cache already, plain stores cost no extra read */
+    int stream = count * k->size >= WRC_STREAM_MIN_BYTES && in != out;
     int nt = wrc_max_threads();
+    (void)err;
+#if defined(__SSE2__)
+    if (op == WR_SUM) kern.tile = wrc_vtile_tab[type];
+#endif
 
-    if (nt > 1 && nb > (size_t)nt && count >= 4 * WRC_PAR_MIN) {
-        union wrc_val *tot;
-        /* fewer blocks per round when the array is small, so every thread works */
-        size_t even = (nb + (size_t)nt - 1) / (size_t)nt;
+#ifdef _OPENMP
+    if (nt > 1 && count >= 4 * WRC_PAR_MIN) {
+        /*
+         * Chained single pass (StreamScan, Yan, Long and Zhang, PPoPP 2013;
+         * CUB's decoupled look-back without the look-back, since summing
+         * predecessors' aggregates in whatever grouping happens to be ready
+         * would make floating results depend on timing).  Threads take runs
+         * of blocks in order from a counter; a run sums its blocks while
+         * reading them from memory, waits for the carry of the run before
+         * it, passes its own on, then scans its blocks while they are still
+         * in cache.
+         */
+        struct wrc_slot slot[WRC_SCAN_SLOTS];
+        size_t next = 0, run, nruns, i;
+        size_t even = (nb + 2 * (size_t)nt - 1) / (2 * (size_t)nt);  /* every thread busy */
+        /* blocks per run: whole tiles, at most WRC_SCAN_ROUND_BYTES */
+        run = WRC_SCAN_ROUND_BYTES / (WRC_SCAN_BLOCK * k->size) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
         even = (even + WRC_SCAN_WAYS - 1) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
-        if (even < run) run = even;
-        tot = (union wrc_val *)malloc(2 * (size_t)nt * run * sizeof *tot);
-        if (tot == NULL) {
-            snprintf(err, WR_ERRLEN, "out of memory for %d threads' block totals", nt);
-            return WR_ERR_NO_MEMORY;
-        }
+        if (run > even) run = even;
+        nruns = (nb + run - 1) / run;
+        for (i = 0; i < WRC_SCAN_SLOTS; i++) slot[i].seq = 0;
         WRC_PRAGMA(omp parallel num_threads(nt))
         {
-#ifdef _OPENMP
-            size_t team = (size_t)omp_get_num_threads(), me = (size_t)omp_get_thread_num();
-#else
-            size_t team = 1, me = 0;
-#endif
+            union wrc_val t[WRC_SCAN_RUN_MAX];
             struct wrc_carry carry, bases[WRC_SCAN_RUN_MAX];
-            size_t per_round = team * run, rounds = (nb + per_round - 1) / per_round, r;
-            k->start(&carry);
-            for (r = 0; r < rounds; r++) {
-                union wrc_val *t = tot + (r & 1) * (size_t)nt * run;
-                size_t rb = r * per_round, re = rb + per_round < nb ? rb + per_round : nb;
-                size_t b0 = rb + me * run < re ? rb + me * run : re;
-                size_t b1 = b0 + run < re ? b0 + run : re;
-                block_totals(red, x, count, b0, b1, t + (b0 - rb));
-                /* totals of this round are read after the barrier; those of
-                 * the next round go to the other half of tot, which nobody
-                 * reads any more once everybody has passed this barrier */
-                WRC_PRAGMA(omp barrier)
-                k->advance(&carry, t, b0 - rb, NULL);
-                k->advance(&carry, t + (b0 - rb), b1 - b0, bases);
-                k->advance(&carry, t + (b1 - rb), re - b1, NULL);
+            size_t j;
+            while ((j = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED)) < nruns) {
+                size_t b0 = j * run, b1 = b0 + run < nb ? b0 + run : nb;
+                struct wrc_slot *mine = &slot[j % WRC_SCAN_SLOTS];
+                block_totals(red, x, count, b0, b1, t);
+                if (j == 0) {
+                    k->start(&carry);
+                } else {
+                    const struct wrc_slot *prev = &slot[(j - 1) % WRC_SCAN_SLOTS];
+                    wait_seq(&prev->seq, j);
+                    carry = prev->carry;
+                }
+                k->advance(&carry, t, b1 - b0, bases);
+                mine->carry = carry;
+                __atomic_store_n(&mine->seq, j + 1, __ATOMIC_RELEASE);
                 scan_blocks(k, x, y, count, b0, b1, bases, exclusive, stream);
             }
             if (stream) wrc_stream_fence();
         }
-        free(tot);
-    } else {
-        /* the same computation, one tile at a time */
+        set_first(red, out, exclusive);
+        return WR_SUCCESS;
+    }
+#endif
+    {
+        /* the same computation in this thread, WRC_SCAN_WAYS blocks at a time */
         union wrc_val t[WRC_SCAN_WAYS];
         struct wrc_carry carry, bases[WRC_SCAN_WAYS];
         size_t b;
+        (void)nt;
         k->start(&carry);
         for (b = 0; b < nb; b += WRC_SCAN_WAYS) {
             size_t b1 = b + WRC_SCAN_WAYS < nb ? b + WRC_SCAN_WAYS : nb;
@@ -298,5 +487,6 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
         }
         if (stream) wrc_stream_fence();
     }
+    set_first(red, out, exclusive);
     return WR_SUCCESS;
 }

@@ -32,20 +32,28 @@ static const char *op_name(wr_op op)
     return ((int)op >= 0 && (int)op < 7) ? names[op] : "?";
 }
 
-/* Type and op checks shared by every operation (op < 0: no op involved). */
-static wr_status check_type_op(const wr_context *ctx, const char *fn, wr_type type, int op)
+/* The type check every operation shares. */
+static wr_status check_type(const wr_context *ctx, const char *fn, wr_type type)
 {
     if (wr_type_size(type) == 0) {
         wri_set_error(ctx, "%s: type %d is not a wr_type", fn, (int)type);
         return WR_ERR_INVALID_ARG;
     }
-    if (op < 0) return WR_SUCCESS;
-    if (op < (int)WR_SUM || op > (int)WR_BXOR) {
-        wri_set_error(ctx, "%s: op %d is not a wr_op", fn, op);
+    return WR_SUCCESS;
+}
+
+/* Type and op checks of the operations that combine elements.  (No op value
+ * may stand for "no op": a caller's (wr_op)-1 must be refused, not skipped.) */
+static wr_status check_type_op(const wr_context *ctx, const char *fn, wr_type type, wr_op op)
+{
+    wr_status st = check_type(ctx, fn, type);
+    if (st != WR_SUCCESS) return st;
+    if ((int)op < (int)WR_SUM || (int)op > (int)WR_BXOR) {
+        wri_set_error(ctx, "%s: op %d is not a wr_op", fn, (int)op);
         return WR_ERR_INVALID_ARG;
     }
-    if (!wr_op_valid(type, (wr_op)op)) {
-        wri_set_error(ctx, "%s: op %s is not defined for type %s", fn, op_name((wr_op)op), type_name(type));
+    if (!wr_op_valid(type, op)) {
+        wri_set_error(ctx, "%s: op %s is not defined for type %s", fn, op_name(op), type_name(type));
         return WR_ERR_UNSUPPORTED;
     }
     return WR_SUCCESS;
@@ -160,7 +168,7 @@ wr_status wr_reduce(wr_context *ctx, const void *in, void *out, size_t count, wr
     struct wr_slot *run;
     size_t inb;
     NO_CTX(fn);
-    CHECK(check_type_op(ctx, fn, type, (int)op));
+    CHECK(check_type_op(ctx, fn, type, op));
     CHECK(check_extent(ctx, fn, "count", count, wr_type_size(type), &inb));
     {
         struct buf b[2] = { { "in", in, inb, 0 }, { "out", out, wr_type_size(type), 1 } };
@@ -176,7 +184,7 @@ static wr_status scan_common(const char *fn, wr_context *ctx, const void *in, vo
     struct wr_slot *run;
     size_t bytes;
     NO_CTX(fn);
-    CHECK(check_type_op(ctx, fn, type, (int)op));
+    CHECK(check_type_op(ctx, fn, type, op));
     CHECK(check_extent(ctx, fn, "count", count, wr_type_size(type), &bytes));
     {
         struct buf b[2] = { { "in", in, bytes, 0 }, { "out", out, bytes, 1 } };
@@ -204,7 +212,7 @@ wr_status wr_reduce_rows(wr_context *ctx, const void *in, void *out, size_t rows
     struct wr_slot *run;
     size_t n, inb, outb;
     NO_CTX(fn);
-    CHECK(check_type_op(ctx, fn, type, (int)op));
+    CHECK(check_type_op(ctx, fn, type, op));
     if (cols != 0 && rows > SIZE_MAX / cols) {
         wri_set_error(ctx, "%s: rows * cols (%zu * %zu) overflows size_t", fn, rows, cols);
         return WR_ERR_INVALID_ARG;
@@ -230,7 +238,7 @@ wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t 
     const size_t *off;
     wr_status st;
     NO_CTX(fn);
-    CHECK(check_type_op(ctx, fn, type, (int)op));
+    CHECK(check_type_op(ctx, fn, type, op));
     if (nsegments == 0) {
         /* nothing to read or write; still say which backend would have run */
         struct buf b[1] = { { "out", out, 0, 1 } };
@@ -312,7 +320,7 @@ static wr_status argext(const char *fn, wr_context *ctx, const void *in, size_t 
     struct wr_slot *run;
     size_t inb;
     NO_CTX(fn);
-    CHECK(check_type_op(ctx, fn, type, -1));
+    CHECK(check_type(ctx, fn, type));
     if (index == NULL) {
         wri_set_error(ctx, "%s: index is NULL", fn);
         return WR_ERR_INVALID_ARG;

@@ -1,0 +1,207 @@
+/*
+ * fake_plugin.c -- stand-ins for the CUDA plugin, built only for the tests
+ * (check_LTLIBRARIES with -rpath /nowhere, hwloc's idiom), one variant per
+ * folder so that each file is named warpred_cuda.so like the real one:
+ *
+ *   FAKE_GOOD   a complete table.  int32 SUM (reduce, scans, segments) by a
+ *               simple loop, every result tagged with + FAKE_TAG so that a
+ *               test can tell it ran; argmin/argmax on int32; anything else
+ *               fails with WR_ERR_UNSUPPORTED and a reason.  A reduce of
+ *               exactly FAKE_FAIL_COUNT elements fails like a broken kernel
+ *               launch (WR_ERR_DEVICE).
+ *   FAKE_ABI    the same table with a wrong ABI number.
+ *   FAKE_NODEV  open() fails: WR_ERR_NO_BACKEND, "no CUDA device".
+ *   FAKE_NOSYM  the table exported under another name.
+ *
+ * "Device memory" of FAKE_GOOD: the address ranges in the environment
+ * variables WR_FAKE_DEVICE and WR_FAKE_MANAGED ("ADDRESS:BYTES" in hex and
+ * decimal), read by open().  locate() reports them; as they are really host
+ * memory, the fake can compute on them, which lets a test check lib/'s
+ * routing of device pointers without a GPU.
+ */
+#include <config.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "wr_backend.h"
+#include "fake_plugin.h"
+
+struct range { uintptr_t lo, hi; };
+struct fake { struct range dev, managed; };
+
+static struct range env_range(const char *name)
+{
+    struct range r = { 0, 0 };
+    const char *v = getenv(name);
+    char *end;
+    if (v == NULL) return r;
+    r.lo = (uintptr_t)strtoull(v, &end, 16);
+    if (*end == ':') r.hi = r.lo + (uintptr_t)strtoull(end + 1, NULL, 10);
+    return r;
+}
+
+static int in_range(const struct range *r, const void *p)
+{
+    return (uintptr_t)p >= r->lo && (uintptr_t)p < r->hi;
+}
+
+static wr_status fake_open(void **state, char *err)
+{
+#ifdef FAKE_NODEV
+    (void)state;
+    (void)env_range;
+    snprintf(err, WR_ERRLEN, "no CUDA device (fake plugin)");
+    return WR_ERR_NO_BACKEND;
+#else
+    struct fake *f = (struct fake *)malloc(sizeof *f);
+    if (f == NULL) {
+        snprintf(err, WR_ERRLEN, "fake plugin: out of memory");
+        return WR_ERR_NO_MEMORY;
+    }
+    f->dev = env_range("WR_FAKE_DEVICE");
+    f->managed = env_range("WR_FAKE_MANAGED");
+    *state = f;
+    return WR_SUCCESS;
+#endif
+}
+
+static void fake_close(void *state)
+{
+    free(state);
+}
+
+static void fake_describe(void *state, char *buf, size_t len)
+{
+    (void)state;
+    snprintf(buf, len, FAKE_DESCRIPTION);
+}
+
+static wr_mem_kind fake_locate(void *state, const void *ptr)
+{
+    struct fake *f = (struct fake *)state;
+    if (in_range(&f->dev, ptr)) return WR_MEM_DEVICE;
+    if (in_range(&f->managed, ptr)) return WR_MEM_MANAGED;
+    return WR_MEM_HOST;
+}
+
+static wr_status fake_copy(void *state, void *dst, const void *src, size_t bytes, char *err)
+{
+    (void)state;
+    (void)err;
+    memcpy(dst, src, bytes);
+    return WR_SUCCESS;
+}
+
+static wr_status only_int32_sum(wr_type type, wr_op op, char *err)
+{
+    if (type == WR_INT32 && op == WR_SUM) return WR_SUCCESS;
+    snprintf(err, WR_ERRLEN, "fake plugin: only int32 SUM");
+    return WR_ERR_UNSUPPORTED;
+}
+
+/* sum of in[lo..hi) plus the tag, wrapping like the real thing */
+static int32_t tagged_sum(const int32_t *in, size_t lo, size_t hi)
+{
+    uint32_t s = (uint32_t)FAKE_TAG;
+    size_t i;
+    for (i = lo; i < hi; i++) s += (uint32_t)in[i];
+    return (int32_t)s;
+}
+
+static wr_status fake_reduce(void *state, const void *in, void *out, size_t count, wr_type type, wr_op op,
+                             char *err)
+{
+    wr_status st = only_int32_sum(type, op, err);
+    (void)state;
+    if (st != WR_SUCCESS) return st;
+    if (count == FAKE_FAIL_COUNT) {
+        snprintf(err, WR_ERRLEN, "fake kernel launch failed");
+        return WR_ERR_DEVICE;
+    }
+    *(int32_t *)out = tagged_sum((const int32_t *)in, 0, count);
+    return WR_SUCCESS;
+}
+
+static wr_status fake_scan(void *state, const void *in, void *out, size_t count, wr_type type, wr_op op,
+                           int exclusive, char *err)
+{
+    const int32_t *x = (const int32_t *)in;
+    int32_t *y = (int32_t *)out;
+    uint32_t run = 0;
+    size_t i;
+    wr_status st = only_int32_sum(type, op, err);
+    (void)state;
+    if (st != WR_SUCCESS) return st;
+    for (i = 0; i < count; i++) {
+        uint32_t xi = (uint32_t)x[i];   /* read before writing: out may be in */
+        if (!exclusive) run += xi;
+        y[i] = (int32_t)(run + (uint32_t)FAKE_TAG);
+        if (exclusive) run += xi;
+    }
+    return WR_SUCCESS;
+}
+
+static wr_status fake_rows(void *state, const void *in, void *out, size_t rows, size_t cols, wr_type type,
+                           wr_op op, char *err)
+{
+    (void)state; (void)in; (void)out; (void)rows; (void)cols; (void)type; (void)op;
+    snprintf(err, WR_ERRLEN, "fake plugin: no reduce_rows");
+    return WR_ERR_UNSUPPORTED;
+}
+
+static wr_status fake_segments(void *state, const void *in, void *out, size_t nsegments, const size_t *offsets,
+                               wr_type type, wr_op op, char *err)
+{
+    size_t s;
+    wr_status st = only_int32_sum(type, op, err);
+    (void)state;
+    if (st != WR_SUCCESS) return st;
+    for (s = 0; s < nsegments; s++)
+        ((int32_t *)out)[s] = tagged_sum((const int32_t *)in, offsets[s], offsets[s + 1]);
+    return WR_SUCCESS;
+}
+
+static wr_status fake_argext(void *state, const void *in, size_t count, wr_type type, int is_max, size_t *index,
+                             void *value, char *err)
+{
+    const int32_t *x = (const int32_t *)in;
+    size_t i, best = 0;
+    (void)state;
+    if (type != WR_INT32) {
+        snprintf(err, WR_ERRLEN, "fake plugin: only int32 argmin/argmax");
+        return WR_ERR_UNSUPPORTED;
+    }
+    for (i = 1; i < count; i++)
+        if (is_max ? x[i] > x[best] : x[i] < x[best]) best = i;
+    *index = best;
+    if (value) *(int32_t *)value = x[best];
+    return WR_SUCCESS;
+}
+
+#ifdef FAKE_NOSYM
+#  define FAKE_TABLE warpred_backend_ops_renamed
+#else
+#  define FAKE_TABLE warpred_backend_ops
+#endif
+#ifdef FAKE_ABI
+#  define FAKE_ABI_NUMBER (WR_BACKEND_ABI + 100)
+#else
+#  define FAKE_ABI_NUMBER WR_BACKEND_ABI
+#endif
+
+extern const struct wr_backend_ops FAKE_TABLE;
+const struct wr_backend_ops FAKE_TABLE = {
+    .abi = FAKE_ABI_NUMBER,
+    .name = "cuda",
+    .open = fake_open,
+    .close = fake_close,
+    .describe = fake_describe,
+    .locate = fake_locate,
+    .copy_to_host = fake_copy,
+    .reduce = fake_reduce,
+    .scan = fake_scan,
+    .reduce_rows = fake_rows,
+    .reduce_segments = fake_segments,
+    .argext = fake_argext,
+};

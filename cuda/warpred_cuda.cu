@@ -139,14 +139,15 @@ wr_status lane_create(state *S, lane **out, char *err)
 wr_status ensure_staging(state *S, lane &L, char *err)
 {
     if (L.sbytes) return WR_SUCCESS;
-    WRC_CK(cudaStreamCreateWithFlags, (&L.h2d, cudaStreamDefault));
-    WRC_CK(cudaStreamCreateWithFlags, (&L.d2h, cudaStreamDefault));
+    /* after a failure (out of memory) the next call completes what is missing */
+    if (!L.h2d) WRC_CK(cudaStreamCreateWithFlags, (&L.h2d, cudaStreamDefault));
+    if (!L.d2h) WRC_CK(cudaStreamCreateWithFlags, (&L.d2h, cudaStreamDefault));
     for (int b = 0; b < kStages; b++) {
-        WRC_CK(cudaMalloc, (&L.sdev[b], S->stage_bytes));
-        WRC_CK(cudaHostAlloc, (&L.shost[b], S->stage_bytes, cudaHostAllocDefault));
-        WRC_CK(cudaEventCreateWithFlags, (&L.e_in[b], cudaEventDisableTiming));
-        WRC_CK(cudaEventCreateWithFlags, (&L.e_comp[b], cudaEventDisableTiming));
-        WRC_CK(cudaEventCreateWithFlags, (&L.e_out[b], cudaEventDisableTiming));
+        if (!L.sdev[b]) WRC_CK(cudaMalloc, (&L.sdev[b], S->stage_bytes));
+        if (!L.shost[b]) WRC_CK(cudaHostAlloc, (&L.shost[b], S->stage_bytes, cudaHostAllocDefault));
+        if (!L.e_in[b]) WRC_CK(cudaEventCreateWithFlags, (&L.e_in[b], cudaEventDisableTiming));
+        if (!L.e_comp[b]) WRC_CK(cudaEventCreateWithFlags, (&L.e_comp[b], cudaEventDisableTiming));
+        if (!L.e_out[b]) WRC_CK(cudaEventCreateWithFlags, (&L.e_out[b], cudaEventDisableTiming));
     }
     L.sbytes = S->stage_bytes;
     return WR_SUCCESS;
@@ -159,9 +160,10 @@ wr_status ensure_seg_staging(state *S, lane &L, char *err)
     if (L.soff_n) return WR_SUCCESS;
     const size_t n = L.sbytes / 32;          /* segments per chunk, +1 offsets */
     for (int b = 0; b < kStages; b++) {
-        WRC_CK(cudaMalloc, ((void **)&L.soff_dev[b], (n + 1) * sizeof(size_t)));
-        WRC_CK(cudaHostAlloc, ((void **)&L.soff_host[b], (n + 1) * sizeof(size_t), cudaHostAllocDefault));
-        WRC_CK(cudaMalloc, (&L.sres[b], n * 8));
+        if (!L.soff_dev[b]) WRC_CK(cudaMalloc, ((void **)&L.soff_dev[b], (n + 1) * sizeof(size_t)));
+        if (!L.soff_host[b])
+            WRC_CK(cudaHostAlloc, ((void **)&L.soff_host[b], (n + 1) * sizeof(size_t), cudaHostAllocDefault));
+        if (!L.sres[b]) WRC_CK(cudaMalloc, (&L.sres[b], n * 8));
     }
     L.soff_n = n + 1;
     return WR_SUCCESS;
@@ -586,9 +588,7 @@ wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, co
         if (dev_ok(kin) && dev_ok(kout)) {
             const size_t *doff = offsets;
             if (!dev_ok(koff)) {                      /* host offsets: give the kernel a copy */
-                void *p = L.doff;
-                WRC_TRY(grow(L, &p, &L.doff_cap, obytes, false, "segment offsets", err));
-                L.doff = (size_t *)p;
+                WRC_TRY(grow(L, L.doff, &L.doff_cap, obytes, false, "segment offsets", err));
                 WRC_CK(cudaMemcpyAsync, (L.doff, offsets, obytes, cudaMemcpyHostToDevice, L.st));
                 doff = L.doff;
             }

@@ -62,8 +62,16 @@ struct lane {
 /* err helpers: "call: CUDA error string"; out of memory is WR_ERR_NO_MEMORY. */
 wr_status fail(char *err, const char *call, cudaError_t e);
 /* Grow a device buffer to at least need bytes (contents not kept; zeroed if
- * zero).  A no-op in the steady state. */
+ * zero).  A no-op in the steady state.  On failure *p is NULL and *cap 0. */
 wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err);
+template <typename P>
+wr_status grow(lane &L, P *&p, size_t *cap, size_t need, bool zero, const char *what, char *err)
+{
+    void *v = p;
+    wr_status st = grow(L, &v, cap, need, zero, what, err);
+    p = (P *)v;
+    return st;
+}
 
 #define WRC_CK(fn, args)                                                       \
     do { cudaError_t e_ = fn args; if (e_ != cudaSuccess) return ::wrc::fail(err, #fn, e_); } while (0)

@@ -278,9 +278,10 @@ struct scan_fn {
         if (tiles > L.scap) {
             const size_t cap = (tiles + tiles / 4 + 31) / 32 * 32;
             size_t bytes = L.scap ? scan_bytes(L.scap) : 0;
-            WRC_TRY(grow(L, &L.sblk, &bytes, scan_bytes(cap), true, "scan descriptors", err));
-            L.scap = cap;
+            L.scap = 0;                       /* until the new block exists */
             L.epoch = 0;
+            WRC_TRY(grow(L, L.sblk, &bytes, scan_bytes(cap), true, "scan descriptors", err));
+            L.scap = cap;
         }
         if (++L.epoch >= (1u << 30)) {      /* epochs wrap: clear the statuses once */
             WRC_CK(cudaMemsetAsync, (L.sblk, 0, scan_bytes(L.scap), L.st));

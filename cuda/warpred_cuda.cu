@@ -321,9 +321,10 @@ wr_status cu_open(void **out, char *err)
     S->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
     snprintf(S->desc, sizeof S->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
     /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
-     * ones to exercise many chunks); whole scan windows (32 tiles) of 8-byte
-     * elements, so that a staged scan has the bits of the same scan on
-     * device memory. */
+     * ones to exercise many chunks), in whole scan tiles of 8-byte elements.
+     * When it is a multiple of 1 MiB (whole windows of 32 tiles, as the
+     * default is), a staged scan has the bits of the same scan on device
+     * memory. */
     size_t sb = (size_t)32 << 20;
     const char *v = getenv("WARPRED_CUDA_STAGING_BYTES");
     if (v && *v) {
@@ -331,7 +332,7 @@ wr_status cu_open(void **out, char *err)
         unsigned long long x = strtoull(v, &end, 10);
         if (*end == '\0' && x > 0) sb = (size_t)x;
     }
-    const size_t unit = kTile * 32 * 8;
+    const size_t unit = kTile * 8;
     sb = (sb + unit - 1) / unit * unit;
     S->stage_bytes = sb;
     try {

@@ -377,6 +377,27 @@ wr_status cu_copy_to_host(void *s, void *dst, const void *src, size_t bytes, cha
 
 /* ---- reduce ---------------------------------------------------------------- */
 
+/* Enqueue launch(device pointer, len, offset) over count elements of in: once
+ * over the whole array when the device can read it, else chunk by chunk
+ * through the staging buffers (a chunk's launch folds its result onto the
+ * previous chunks', so it needs to know its offset). */
+template <class Launch>
+wr_status each_chunk(state *S, lane &L, const void *in, size_t count, size_t es, char *err, Launch launch)
+{
+    const wr_mem_kind kin = kind_of(in);
+    if (dev_ok(kin)) return launch(in, count, 0);
+    WRC_TRY(ensure_staging(S, L, err));
+    const size_t C = L.sbytes / es;
+    for (size_t k = 0, off = 0; off < count; k++, off += C) {
+        const int b = (int)(k % kStages);
+        const size_t len = count - off < C ? count - off : C;
+        WRC_TRY(stage_in(L, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, L.e_comp[b], err));
+        WRC_TRY(launch(L.sdev[b], len, off));
+        WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
+    }
+    return WR_SUCCESS;
+}
+
 wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t, wr_op o, char *err)
 {
     state *S = (state *)s;
@@ -390,20 +411,9 @@ wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t,
             WRC_CK(cudaStreamSynchronize, (L.st));     /* id is gone after this block */
             return WR_SUCCESS;
         }
-        const wr_mem_kind kin = kind_of(in);
-        if (dev_ok(kin)) {
-            WRC_TRY(launch_reduce(L, in, count, t, o, dst, nullptr, err));
-        } else {
-            WRC_TRY(ensure_staging(S, L, err));
-            const size_t C = L.sbytes / es;
-            for (size_t k = 0, off = 0; off < count; k++, off += C) {
-                const int b = (int)(k % kStages);
-                const size_t len = count - off < C ? count - off : C;
-                WRC_TRY(stage_in(L, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, L.e_comp[b], err));
-                WRC_TRY(launch_reduce(L, L.sdev[b], len, t, o, dst, k ? dst : nullptr, err));
-                WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
-            }
-        }
+        WRC_TRY(each_chunk(S, L, in, count, es, err, [&](const void *d, size_t len, size_t off) {
+            return launch_reduce(L, d, len, t, o, dst, off ? dst : nullptr, err);
+        }));
         if (dst != out) WRC_CK(cudaMemcpyAsync, (out, dst, es, cudaMemcpyDefault, L.st));
         return WR_SUCCESS;
     });
@@ -418,20 +428,9 @@ wr_status cu_argext(void *s, const void *in, size_t count, wr_type t, int is_max
     const size_t es = wr_type_size(t);
     return with_lane(s, err, [&](lane &L) -> wr_status {
         unsigned char *dst = slot(L, 0);         /* {size_t index; T value} */
-        const wr_mem_kind kin = kind_of(in);
-        if (dev_ok(kin)) {
-            WRC_TRY(launch_argext(L, in, count, t, is_max, 0, dst, nullptr, err));
-        } else {
-            WRC_TRY(ensure_staging(S, L, err));
-            const size_t C = L.sbytes / es;
-            for (size_t k = 0, off = 0; off < count; k++, off += C) {
-                const int b = (int)(k % kStages);
-                const size_t len = count - off < C ? count - off : C;
-                WRC_TRY(stage_in(L, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, L.e_comp[b], err));
-                WRC_TRY(launch_argext(L, L.sdev[b], len, t, is_max, off, dst, k ? dst : nullptr, err));
-                WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
-            }
-        }
+        WRC_TRY(each_chunk(S, L, in, count, es, err, [&](const void *d, size_t len, size_t off) {
+            return launch_argext(L, d, len, t, is_max, off, dst, off ? dst : nullptr, err);
+        }));
         WRC_CK(cudaMemcpyAsync, (index, dst, sizeof(size_t), cudaMemcpyDefault, L.st));
         if (value) WRC_CK(cudaMemcpyAsync, (value, dst + 8, es, cudaMemcpyDefault, L.st));
         return WR_SUCCESS;

@@ -12,12 +12,7 @@ const char *const res_name[RES_COUNT] = { "device", "pinned", "pageable", "manag
 const char *const type_name[6] = { "int32", "int64", "uint32", "uint64", "float", "double" };
 const char *const op_name[7] = { "SUM", "PROD", "MIN", "MAX", "BAND", "BOR", "BXOR" };
 
-#define CK(call)                                                                    \
-    do {                                                                            \
-        cudaError_t e_ = (call);                                                    \
-        if (e_ != cudaSuccess) bail("%s:%d: %s: %s", __FILE__, __LINE__, #call,     \
-                                    cudaGetErrorString(e_));                         \
-    } while (0)
+#define CK(call) GPU_CK(call)
 
 void gpu_require(void)
 {

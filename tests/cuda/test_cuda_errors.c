@@ -21,11 +21,7 @@
 #include "gpu_common.h"
 #include "tap.h"
 
-#define CK(call)                                                                    \
-    do {                                                                            \
-        cudaError_t e_ = (call);                                                    \
-        if (e_ != cudaSuccess) bail("%s: %s", #call, cudaGetErrorString(e_));       \
-    } while (0)
+#define CK(call) GPU_CK(call)
 
 enum { NHOG = 4096 };
 static void *hog[NHOG];

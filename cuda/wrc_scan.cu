@@ -92,7 +92,7 @@ __device__ __forceinline__ C look_back(long long k, unsigned epoch, const unsign
     long long top = k - 1, jp;
     for (;;) {
         const long long j = top - lane;
-        unsigned flag = kPrefix;          /* before window 0: never reached, window 0 has a prefix */
+        unsigned flag = 0;                /* lanes before window 0 see nothing */
         if (j >= 0) {
             unsigned st;
             while (((st = ld_acquire(stat + j)) >> 2) != epoch) __nanosleep(32);
@@ -100,7 +100,10 @@ __device__ __forceinline__ C look_back(long long k, unsigned epoch, const unsign
         }
         const unsigned pm = __ballot_sync(warpred::full_mask, flag == kPrefix);
         if (pm) { jp = top - (__ffs(pm) - 1); break; }
-        top -= 32;
+        /* no prefix among these windows: further back, or, when these reach
+         * window 0, again (window 0 publishes its prefix without looking back) */
+        if (top >= 32) top -= 32;
+        else __nanosleep(64);
     }
     (void)ld_acquire(stat + jp);
     C e = ld_volatile(incl + jp);

@@ -25,11 +25,12 @@ struct wrc_arg {
 };
 
 #define WRC_DEF_ARG(sfx, T, U, E, K)                                             \
-    static inline size_t wrc_argblk_##sfx(const T *x, size_t n, int is_max)      \
+    WRC_INLINE size_t wrc_argblk_##sfx(const T *x, size_t n, int is_max)         \
     {                                                                            \
         enum { L = WRC_LANES(T) };                                               \
         T acc[L], m;                                                             \
-        K nan[L], anynan = 0;                                                    \
+        T nan[L];                     /* a NaN seen by the lane, else 0 */      \
+        int anynan = 0;                                                          \
         size_t i, l;                                                             \
         if (n < (size_t)L) {                                                     \
             size_t best = 0;                                                     \
@@ -41,22 +42,23 @@ struct wrc_arg {
         /* unlike an identity it is right for an all-+inf argmin */              \
         for (l = 0; l < L; l++) { acc[l] = x[0]; nan[l] = 0; }                   \
         for (i = 0; i + L <= n; i += L) {                                        \
-            WRC_UNROLL                                                           \
+            /* not unrolled: gcc vectorises a float select only in the loop */  \
+            /* vectoriser (lanes then live in L1, still a vector per cycle) */  \
             for (l = 0; l < L; l++) {                                            \
                 T v = x[i + l];                                                  \
-                nan[l] |= (K)(v != v);                                           \
+                nan[l] = v != v ? v : nan[l];                                    \
                 if (is_max) acc[l] = acc[l] < v ? v : acc[l];                    \
                 else        acc[l] = v < acc[l] ? v : acc[l];                    \
             }                                                                    \
         }                                                                        \
         for (l = 0; i < n; i++, l++) {                                           \
-            nan[l] |= (K)(x[i] != x[i]);                                         \
+            nan[l] = x[i] != x[i] ? x[i] : nan[l];                               \
             if (is_max) acc[l] = acc[l] < x[i] ? x[i] : acc[l];                  \
             else        acc[l] = x[i] < acc[l] ? x[i] : acc[l];                  \
         }                                                                        \
         m = acc[0];                                                              \
         for (l = 0; l < L; l++) {                                                \
-            anynan |= nan[l];                                                    \
+            anynan |= nan[l] != nan[l];                                          \
             if (is_max) m = m < acc[l] ? acc[l] : m;                             \
             else        m = acc[l] < m ? acc[l] : m;                             \
         }                                                                        \
@@ -64,7 +66,13 @@ struct wrc_arg {
             for (i = 0; i < n; i++)                                              \
                 if (x[i] != x[i]) return i;                                      \
         }                                                                        \
-        for (i = 0; i < n; i++)                                                  \
+        /* the first index holding m: a lane-wide test, then one by one */      \
+        for (i = 0; i + L <= n; i += L) {                                        \
+            int hit = 0;                                                         \
+            for (l = 0; l < L; l++) hit |= x[i + l] == m;                        \
+            if (hit) break;                                                      \
+        }                                                                        \
+        for (; i < n; i++)                                                       \
             if (x[i] == m) return i;                                             \
         return 0; /* not reached: m is one of x[] */                             \
     }                                                                            \

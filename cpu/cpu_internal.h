@@ -37,6 +37,12 @@
 #else
 #  define WRC_UNROLL
 #endif
+/* Bring the line at p towards L2 for a read soon (never faults). */
+#if defined(__GNUC__)
+#  define WRC_PREFETCH(p) __builtin_prefetch((p), 0, 2)
+#else
+#  define WRC_PREFETCH(p) ((void)(p))
+#endif
 /* For the few helpers whose constant arguments must reach the loop inside. */
 #if defined(__GNUC__)
 #  define WRC_INLINE static inline __attribute__((always_inline))
@@ -79,15 +85,14 @@
 /* ---- the (type, op) pairs ---------------------------------------------- */
 
 /* One row per type: sfx, T, U (unsigned of the same width), E (wr_type), as
- * in wr_ops.h's WR_TYPES, plus K: the integer type min/max lanes work in (for
- * floats, the bits mapped to a signed integer of the same order, see
- * wrc_key_* in cpu_reduce.c; for integers the type itself). */
-#define WRC_ROW_i32 i32, int32_t,  uint32_t, WR_INT32,  int32_t
-#define WRC_ROW_i64 i64, int64_t,  uint64_t, WR_INT64,  int64_t
+ * in wr_ops.h's WR_TYPES, plus K: an unsigned integer of T's width, in which
+ * kernels look at a float's bits (wr_ops.h's U is the float type itself). */
+#define WRC_ROW_i32 i32, int32_t,  uint32_t, WR_INT32,  uint32_t
+#define WRC_ROW_i64 i64, int64_t,  uint64_t, WR_INT64,  uint64_t
 #define WRC_ROW_u32 u32, uint32_t, uint32_t, WR_UINT32, uint32_t
 #define WRC_ROW_u64 u64, uint64_t, uint64_t, WR_UINT64, uint64_t
-#define WRC_ROW_f32 f32, float,    float,    WR_FLOAT,  int32_t
-#define WRC_ROW_f64 f64, double,   double,   WR_DOUBLE, int64_t
+#define WRC_ROW_f32 f32, float,    float,    WR_FLOAT,  uint32_t
+#define WRC_ROW_f64 f64, double,   double,   WR_DOUBLE, uint64_t
 
 #define WRC_CALL(X, ...) X(__VA_ARGS__)
 

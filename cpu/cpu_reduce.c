@@ -24,74 +24,66 @@
 #include <string.h>
 #include "cpu_internal.h"
 
-/* All ones in the low 8*sizeof(K)-1 bits: the largest value of signed K. */
-#define WRC_KMAX(K) ((K)(~(uint64_t)0 >> (65 - 8 * sizeof(K))))
-
 /*
  * Per type: min/max lanes.
  *
  * IEEE 754-2019 minimum/maximum (NaN wins, -0 < +0) do not map onto vector
- * min instructions, so float lanes work on keys instead: the bits of a float
- * read as a signed integer, with the magnitude bits of negatives flipped,
- * order exactly as the floats do with -0 < +0 (the classic radix-sort
- * mapping).  A NaN is only noted per lane; a block that holds one returns its
- * first NaN, which the wr_min/wr_max combine of wr_ops.h then keeps.
- * Integers are their own keys.
+ * min instructions directly, so float lanes take the plain ordered minimum
+ * (x < m ? x : m, one minps/minpd) and settle the two exceptions after the
+ * block, which is still in L1: a NaN is only noted per lane, and a block that
+ * held one returns its first NaN (which the wr_min/wr_max combine of wr_ops.h
+ * then keeps); a result of zero looks for a zero of the winning sign (-0 for
+ * the minimum, +0 for the maximum).  Integers compare directly.
  */
 #define WRC_DEF_MINMAX(sfx, T, U, E, K)                                          \
-    static inline K wrc_key_##sfx(T x)                                           \
-    {                                                                            \
-        if (WRC_IS_FLOAT(T)) {                                                   \
-            K k;                                                                 \
-            memcpy(&k, &x, sizeof k);                                            \
-            return k ^ ((k >> (8 * sizeof(K) - 1)) & WRC_KMAX(K));               \
-        }                                                                        \
-        return (K)x;                                                             \
-    }                                                                            \
-    static inline T wrc_unkey_##sfx(K k)                                         \
-    {                                                                            \
-        if (WRC_IS_FLOAT(T)) {                                                   \
-            T x;                                                                 \
-            k ^= (k >> (8 * sizeof(K) - 1)) & WRC_KMAX(K);                       \
-            memcpy(&x, &k, sizeof x);                                            \
-            return x;                                                            \
-        }                                                                        \
-        return (T)k;                                                             \
-    }                                                                            \
     /* minimum (is_max == 0) or maximum of x[0..n), identity when n == 0 */      \
-    static inline T wrc_minmax_##sfx(const T *x, size_t n, int is_max)           \
+    WRC_INLINE T wrc_minmax_##sfx(const T *x, size_t n, int is_max)              \
     {                                                                            \
         enum { L = WRC_LANES(T) };                                               \
-        const K id = wrc_key_##sfx(is_max ? wr_ident_max_##sfx() : wr_ident_min_##sfx()); \
-        K acc[L], nan[L], m, anynan = 0;                                         \
+        const T id = is_max ? wr_ident_max_##sfx() : wr_ident_min_##sfx();       \
+        T acc[L], m;                                                             \
+        T nan[L];                     /* a NaN seen by the lane, else 0 */      \
+        int anynan = 0;                                                          \
         size_t i, l;                                                             \
         for (l = 0; l < L; l++) { acc[l] = id; nan[l] = 0; }                     \
         for (i = 0; i + L <= n; i += L) {                                        \
-            WRC_UNROLL                                                           \
+            /* not unrolled: gcc vectorises a float select only in the loop */  \
+            /* vectoriser (lanes then live in L1, still a vector per cycle) */  \
             for (l = 0; l < L; l++) {                                            \
                 T v = x[i + l];                                                  \
-                K k = wrc_key_##sfx(v);                                          \
-                nan[l] |= (K)(v != v);                                           \
-                if (is_max) acc[l] = acc[l] < k ? k : acc[l];                    \
-                else        acc[l] = k < acc[l] ? k : acc[l];                    \
+                nan[l] = v != v ? v : nan[l];                                    \
+                if (is_max) acc[l] = acc[l] < v ? v : acc[l];                    \
+                else        acc[l] = v < acc[l] ? v : acc[l];                    \
             }                                                                    \
         }                                                                        \
         for (l = 0; i < n; i++, l++) {                                           \
-            K k = wrc_key_##sfx(x[i]);                                           \
-            nan[l] |= (K)(x[i] != x[i]);                                         \
-            if (is_max) acc[l] = acc[l] < k ? k : acc[l];                        \
-            else        acc[l] = k < acc[l] ? k : acc[l];                        \
+            nan[l] = x[i] != x[i] ? x[i] : nan[l];                               \
+            if (is_max) acc[l] = acc[l] < x[i] ? x[i] : acc[l];                  \
+            else        acc[l] = x[i] < acc[l] ? x[i] : acc[l];                  \
         }                                                                        \
         m = acc[0];                                                              \
         for (l = 0; l < L; l++) {                                                \
-            anynan |= nan[l];                                                    \
+            anynan |= nan[l] != nan[l];                                          \
             if (is_max) m = m < acc[l] ? acc[l] : m;                             \
             else        m = acc[l] < m ? acc[l] : m;                             \
         }                                                                        \
         if (anynan)                                                              \
             for (i = 0; i < n; i++)                                              \
                 if (x[i] != x[i]) return x[i];                                   \
-        return wrc_unkey_##sfx(m);                                               \
+        if (WRC_IS_FLOAT(T) && m == 0) {                                         \
+            /* ties of -0 and +0 went either way: -0 wins a minimum when */     \
+            /* there is one, +0 a maximum; look at the bits (vectorises) */      \
+            const K sign = (K)1 << (8 * sizeof(K) - 1), want = is_max ? 0 : sign; \
+            K found = 0, bits;                                                   \
+            for (i = 0; i < n; i++) {                                            \
+                K b;                                                             \
+                memcpy(&b, &x[i], sizeof b);                                     \
+                found |= (K)(b == want);                                         \
+            }                                                                    \
+            bits = found ? want : want ^ sign;                                   \
+            memcpy(&m, &bits, sizeof m);                                         \
+        }                                                                        \
+        return m;                                                                \
     }
 WRC_TYPES(WRC_DEF_MINMAX)
 #undef WRC_DEF_MINMAX
@@ -122,8 +114,11 @@ WRC_TYPES(WRC_DEF_MINMAX)
             for (l = 0; l < L; l++) acc[l] = wr_##op##_##sfx(acc[l], x[i + l]);  \
         }                                                                        \
         for (l = 0; i < n; i++, l++) acc[l] = wr_##op##_##sfx(acc[l], x[i]);     \
-        for (h = L / 2; h > 0; h /= 2)                                           \
+        WRC_UNROLL                                                               \
+        for (h = L / 2; h > 0; h /= 2) {                                         \
+            WRC_UNROLL                                                           \
             for (l = 0; l < h; l++) acc[l] = wr_##op##_##sfx(acc[l], acc[l + h]); \
+        }                                                                        \
         return acc[0];                                                           \
     }                                                                            \
     static void wrc_ident_##sfx##_##op(union wrc_val *v)                         \

@@ -46,9 +46,10 @@ struct wrc_scan {
     void (*advance)(struct wrc_carry *c, const union wrc_val *t, size_t n, struct wrc_carry *bases);
     /* scan nblk <= WRC_SCAN_WAYS consecutive blocks, full but the last (of
      * len_last elements), block w starting from bases[w]; streaming
-     * stores when stream */
+     * stores when stream; pf: as many input bytes as this tile reads, to
+     * prefetch at the pace this tile consumes its own (NULL: none) */
     void (*tile)(const void *in, void *out, size_t nblk, size_t len_last, const struct wrc_carry *bases,
-                 int exclusive, int stream);
+                 int exclusive, int stream, const char *pf);
 };
 
 /* Elements of one way staged per step before streaming them out. */
@@ -148,10 +149,11 @@ static inline double wrc_dop(wr_op op, double a, double b)
     /* block w reads in[w * S + k] and writes dst[w * dstride + k] */            \
     static inline void wrc_srun_##sfx##_##op(const T *in, T *dst, size_t dstride, \
                                              const T *hi, T *acc, size_t ways,   \
-                                             size_t n, int exclusive)            \
+                                             size_t n, int exclusive, const char *pf) \
     {                                                                            \
         size_t k, w;                                                             \
         for (k = 0; k < n; k++) {                                                \
+            if (pf != NULL) WRC_PREFETCH(pf + k * ways * sizeof(T));             \
             WRC_UNROLL                                                           \
             for (w = 0; w < ways; w++) {                                         \
                 T x = in[w * WRC_SCAN_BLOCK + k];                                \
@@ -167,7 +169,7 @@ static inline double wrc_dop(wr_op op, double a, double b)
     }                                                                            \
     static void wrc_stile_##sfx##_##op(const void *vin, void *vout, size_t nblk,  \
                                        size_t len_last, const struct wrc_carry *bases, \
-                                       int exclusive, int stream)                \
+                                       int exclusive, int stream, const char *pf) \
     {                                                                            \
         enum { W = WRC_SCAN_WAYS, S = WRC_SCAN_BLOCK, SL = WRC_SCAN_SLICE };     \
         const T *in = (const T *)vin;                                            \
@@ -180,8 +182,9 @@ static inline double wrc_dop(wr_op op, double a, double b)
                 size_t len = S - k0 < SL ? S - k0 : SL;                          \
                 T *dst = stream ? stage : out + k0;                              \
                 size_t ds = stream ? SL : S;                                     \
-                if (exclusive) wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, len, 1); \
-                else           wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, len, 0); \
+                const char *p = pf ? pf + k0 * W * sizeof(T) : NULL;             \
+                if (exclusive) wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, len, 1, p); \
+                else           wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, len, 0, p); \
                 if (stream)                                                      \
                     for (w = 0; w < W; w++)                                      \
                         wrc_stream_copy(out + w * S + k0, stage + w * SL, len * sizeof(T)); \
@@ -189,7 +192,7 @@ static inline double wrc_dop(wr_op op, double a, double b)
         } else {                 /* the end of the array: one block at a time */ \
             for (w = 0; w < nblk; w++) {                                         \
                 size_t len = w + 1 == nblk ? len_last : S;                       \
-                wrc_srun_##sfx##_##op(in + w * S, out + w * S, 0, hi + w, acc + w, 1, len, exclusive); \
+                wrc_srun_##sfx##_##op(in + w * S, out + w * S, 0, hi + w, acc + w, 1, len, exclusive, NULL); \
             }                                                                    \
         }                                                                        \
     }
@@ -240,7 +243,7 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
     /* ways blocks side by side, n elements each (a multiple of the lanes) */    \
     WRC_INLINE void wrc_vrun_##sfx(const T *in, T *out, size_t ways, size_t n, \
                                           const __m128i *hi, __m128i *carry,     \
-                                          int exclusive, int stream)             \
+                                          int exclusive, int stream, const char *pf) \
     {                                                                            \
         /* lanes shifted in hold the neutral: -0 for floats (bits of the */     \
         /* sign only), 0 for integers */                                         \
@@ -250,6 +253,7 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
         const __m128i fill2 = _mm_loadu_si128((const __m128i *)(const void *)f2); \
         size_t k, w;                                                             \
         for (k = 0; k < n; k += 16 / sizeof(T)) {                                \
+            if (pf != NULL) WRC_PREFETCH(pf + k * ways * sizeof(T));             \
             WRC_UNROLL                                                           \
             for (w = 0; w < ways; w++) {                                         \
                 __m128i l = _mm_loadu_si128((const __m128i *)(const void *)(in + w * WRC_SCAN_BLOCK + k)); \
@@ -270,29 +274,29 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
     /* running totals stay in registers */                                     \
     WRC_INLINE void wrc_vrun2_##sfx(const T *in, T *out, size_t ways, size_t n, \
                                            const __m128i *hi, __m128i *carry,    \
-                                           int exclusive, int stream)            \
+                                           int exclusive, int stream, const char *pf) \
     {                                                                            \
         if (ways == 2) {                                                         \
             if (exclusive) {                                                     \
-                if (stream) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 1);      \
-                else        wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 0);      \
+                if (stream) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 1, pf);      \
+                else        wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, 0, pf);      \
             } else {                                                             \
-                if (stream) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, 1);      \
-                else        wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, 0);      \
+                if (stream) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, 1, pf);      \
+                else        wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, 0, pf);      \
             }                                                                    \
         } else {                                                                 \
             if (exclusive) {                                                     \
-                if (stream) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, 1);      \
-                else        wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, 0);      \
+                if (stream) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, 1, pf);      \
+                else        wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, 0, pf);      \
             } else {                                                             \
-                if (stream) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, 1);      \
-                else        wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, 0);      \
+                if (stream) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, 1, pf);      \
+                else        wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, 0, pf);      \
             }                                                                    \
         }                                                                        \
     }                                                                            \
     static void wrc_vtile_##sfx(const void *vin, void *vout, size_t nblk,        \
                                 size_t len_last, const struct wrc_carry *bases,  \
-                                int exclusive, int stream)                       \
+                                int exclusive, int stream, const char *pf)       \
     {                                                                            \
         enum { S = WRC_SCAN_BLOCK, V = 16 / sizeof(T) };                         \
         const T *in = (const T *)vin;                                            \
@@ -309,14 +313,16 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
             carry[w] = wrc_vset_##sfx(start);                                    \
         }                                                                        \
         for (w = 0; w + 2 <= nfull; w += 2)                                      \
-            wrc_vrun2_##sfx(in + w * S, out + w * S, 2, S, hi + w, carry + w, exclusive, stream); \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 2, S, hi + w, carry + w, exclusive, stream, \
+                            pf ? pf + w * S * sizeof(T) : NULL);                 \
         if (w < nfull)                                                           \
-            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, S, hi + w, carry + w, exclusive, stream); \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, S, hi + w, carry + w, exclusive, stream, \
+                            pf ? pf + w * S * sizeof(T) : NULL);                 \
         if (nfull < nblk) {        /* a short last block: vectors, then one by one */ \
             size_t nv = len_last / V * V, k;                                     \
             T acc;                                                               \
             w = nfull;                                                           \
-            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, nv, hi + w, carry + w, exclusive, 0); \
+            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, nv, hi + w, carry + w, exclusive, 0, NULL); \
             _mm_storeu_si128((__m128i *)(void *)lane, carry[w]);                 \
             acc = lane[V - 1];                                                   \
             for (k = nv; k < len_last; k++) {                                    \
@@ -336,7 +342,7 @@ WRC_TYPES(WRC_DEF_VSCAN)
 
 #define WRC_VTILE_ENTRY(sfx, T, U, E, K) [E] = wrc_vtile_##sfx,
 static void (*const wrc_vtile_tab[WRC_NTYPES])(const void *, void *, size_t, size_t,
-                                               const struct wrc_carry *, int, int) = {
+                                               const struct wrc_carry *, int, int, const char *) = {
     WRC_TYPES(WRC_VTILE_ENTRY)
 };
 #undef WRC_VTILE_ENTRY
@@ -353,17 +359,47 @@ static void block_totals(const struct wrc_red *red, const char *in, size_t count
     }
 }
 
-/* Scan blocks [b0, b1) with their bases, WRC_SCAN_WAYS at a time. */
-static void scan_blocks(const struct wrc_scan *k, const char *in, char *out, size_t count, size_t b0,
-                        size_t b1, const struct wrc_carry *bases, int exclusive, int stream)
+/* One run of the scan: what a thread knows about the call. */
+struct wrc_scan_call {
+    const struct wrc_scan *k;
+    const struct wrc_red *red;
+    const char *in;
+    char *out;
+    size_t count, nb, run;        /* elements, blocks, blocks per run */
+    int exclusive, stream;
+};
+
+/*
+ * Scan blocks [b0, b1) with their bases, WRC_SCAN_WAYS at a time.  While a
+ * tile is scanned, the matching part of the run this thread does next (pf:
+ * its first input byte, pf_len bytes, or NULL) is prefetched at the pace the
+ * tile reads its own input, so that reading the next run from memory
+ * overlaps this run's arithmetic instead of following it.
+ */
+static void scan_blocks(const struct wrc_scan_call *c, size_t b0, size_t b1, const struct wrc_carry *bases,
+                        const char *pf, size_t pf_len)
 {
-    size_t nb = (count + WRC_SCAN_BLOCK - 1) / WRC_SCAN_BLOCK, b;
+    size_t tile = WRC_SCAN_WAYS * WRC_SCAN_BLOCK * c->k->size, b, done = 0;
     for (b = b0; b < b1; b += WRC_SCAN_WAYS) {
         size_t nblk = b1 - b < WRC_SCAN_WAYS ? b1 - b : WRC_SCAN_WAYS;
-        size_t len_last = b + nblk == nb ? count - (nb - 1) * WRC_SCAN_BLOCK : WRC_SCAN_BLOCK;
-        size_t off = b * WRC_SCAN_BLOCK * k->size;
-        k->tile(in + off, out + off, nblk, len_last, bases + (b - b0), exclusive, stream);
+        size_t len_last = b + nblk == c->nb ? c->count - (c->nb - 1) * WRC_SCAN_BLOCK : WRC_SCAN_BLOCK;
+        size_t off = b * WRC_SCAN_BLOCK * c->k->size;
+        const char *p = pf != NULL && done + tile <= pf_len ? pf + done : NULL;
+        c->k->tile(c->in + off, c->out + off, nblk, len_last, bases + (b - b0), c->exclusive, c->stream, p);
+        done += tile;
     }
+}
+
+/* Input bytes of run j (NULL when there is none). */
+static const char *run_start(const struct wrc_scan_call *c, size_t j, size_t *len)
+{
+    size_t b0 = j * c->run, b1 = b0 + c->run < c->nb ? b0 + c->run : c->nb;
+    if (b0 >= c->nb) {
+        *len = 0;
+        return NULL;
+    }
+    *len = ((b1 == c->nb ? c->count : b1 * WRC_SCAN_BLOCK) - b0 * WRC_SCAN_BLOCK) * c->k->size;
+    return c->in + b0 * WRC_SCAN_BLOCK * c->k->size;
 }
 
 /* exscan's out[0] is the identity (+0 for float SUM, whose chains start
@@ -411,18 +447,26 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
                    char *err)
 {
     struct wrc_scan kern = wrc_scan_tab[type][op];
-    const struct wrc_scan *k = &kern;
-    const struct wrc_red *red = wrc_red_kernels(type, op);
-    const char *x = (const char *)in;
-    char *y = (char *)out;
-    size_t nb = (count + WRC_SCAN_BLOCK - 1) / WRC_SCAN_BLOCK;
-    /* out == in: the lines are in cache already, plain stores cost no extra read */
-    int stream = count * k->size >= WRC_STREAM_MIN_BYTES && in != out;
+    struct wrc_scan_call c;
+    union wrc_val t[WRC_SCAN_RUN_MAX];
+    struct wrc_carry carry, bases[WRC_SCAN_RUN_MAX];
+    size_t j, nruns;
     int nt = wrc_max_threads();
     (void)err;
 #if defined(__SSE2__)
     if (op == WR_SUM) kern.tile = wrc_vtile_tab[type];
 #endif
+    c.k = &kern;
+    c.red = wrc_red_kernels(type, op);
+    c.in = (const char *)in;
+    c.out = (char *)out;
+    c.count = count;
+    c.nb = (count + WRC_SCAN_BLOCK - 1) / WRC_SCAN_BLOCK;
+    c.exclusive = exclusive;
+    /* out == in: the lines are in cache already, plain stores cost no extra read */
+    c.stream = count * kern.size >= WRC_STREAM_MIN_BYTES && in != out;
+    /* blocks per run: whole tiles, at most WRC_SCAN_ROUND_BYTES */
+    c.run = WRC_SCAN_ROUND_BYTES / (WRC_SCAN_BLOCK * kern.size) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
 
 #ifdef _OPENMP
     if (nt > 1 && count >= 4 * WRC_PAR_MIN) {
@@ -433,60 +477,57 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
          * would make floating results depend on timing).  Threads take runs
          * of blocks in order from a counter; a run sums its blocks while
          * reading them from memory, waits for the carry of the run before
-         * it, passes its own on, then scans its blocks while they are still
-         * in cache.
+         * it, passes its own on, takes its next run and scans this one while
+         * it is still in cache, prefetching the next.
          */
         struct wrc_slot slot[WRC_SCAN_SLOTS];
-        size_t next = 0, run, nruns, i;
-        size_t even = (nb + 2 * (size_t)nt - 1) / (2 * (size_t)nt);  /* every thread busy */
-        /* blocks per run: whole tiles, at most WRC_SCAN_ROUND_BYTES */
-        run = WRC_SCAN_ROUND_BYTES / (WRC_SCAN_BLOCK * k->size) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
+        size_t next = 0, i;
+        size_t even = (c.nb + 2 * (size_t)nt - 1) / (2 * (size_t)nt);    /* every thread busy */
         even = (even + WRC_SCAN_WAYS - 1) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
-        if (run > even) run = even;
-        nruns = (nb + run - 1) / run;
+        if (c.run > even) c.run = even;
+        nruns = (c.nb + c.run - 1) / c.run;
         for (i = 0; i < WRC_SCAN_SLOTS; i++) slot[i].seq = 0;
-        WRC_PRAGMA(omp parallel num_threads(nt))
+        WRC_PRAGMA(omp parallel num_threads(nt) private(t, carry, bases, j))
         {
-            union wrc_val t[WRC_SCAN_RUN_MAX];
-            struct wrc_carry carry, bases[WRC_SCAN_RUN_MAX];
-            size_t j;
-            while ((j = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED)) < nruns) {
-                size_t b0 = j * run, b1 = b0 + run < nb ? b0 + run : nb;
+            j = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+            while (j < nruns) {
+                size_t b0 = j * c.run, b1 = b0 + c.run < c.nb ? b0 + c.run : c.nb, jn, pf_len;
                 struct wrc_slot *mine = &slot[j % WRC_SCAN_SLOTS];
-                block_totals(red, x, count, b0, b1, t);
+                const char *pf;
+                block_totals(c.red, c.in, count, b0, b1, t);
                 if (j == 0) {
-                    k->start(&carry);
+                    kern.start(&carry);
                 } else {
                     const struct wrc_slot *prev = &slot[(j - 1) % WRC_SCAN_SLOTS];
                     wait_seq(&prev->seq, j);
                     carry = prev->carry;
                 }
-                k->advance(&carry, t, b1 - b0, bases);
+                kern.advance(&carry, t, b1 - b0, bases);
                 mine->carry = carry;
                 __atomic_store_n(&mine->seq, j + 1, __ATOMIC_RELEASE);
-                scan_blocks(k, x, y, count, b0, b1, bases, exclusive, stream);
+                jn = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
+                pf = run_start(&c, jn, &pf_len);
+                scan_blocks(&c, b0, b1, bases, pf, pf_len);
+                j = jn;
             }
-            if (stream) wrc_stream_fence();
+            if (c.stream) wrc_stream_fence();
         }
-        set_first(red, out, exclusive);
+        set_first(c.red, out, exclusive);
         return WR_SUCCESS;
     }
 #endif
-    {
-        /* the same computation in this thread, WRC_SCAN_WAYS blocks at a time */
-        union wrc_val t[WRC_SCAN_WAYS];
-        struct wrc_carry carry, bases[WRC_SCAN_WAYS];
-        size_t b;
-        (void)nt;
-        k->start(&carry);
-        for (b = 0; b < nb; b += WRC_SCAN_WAYS) {
-            size_t b1 = b + WRC_SCAN_WAYS < nb ? b + WRC_SCAN_WAYS : nb;
-            block_totals(red, x, count, b, b1, t);
-            k->advance(&carry, t, b1 - b, bases);
-            scan_blocks(k, x, y, count, b, b1, bases, exclusive, stream);
-        }
-        if (stream) wrc_stream_fence();
+    /* the same runs in this thread */
+    (void)nt;
+    nruns = (c.nb + c.run - 1) / c.run;
+    kern.start(&carry);
+    for (j = 0; j < nruns; j++) {
+        size_t b0 = j * c.run, b1 = b0 + c.run < c.nb ? b0 + c.run : c.nb, pf_len;
+        const char *pf = run_start(&c, j + 1, &pf_len);
+        block_totals(c.red, c.in, count, b0, b1, t);
+        kern.advance(&carry, t, b1 - b0, bases);
+        scan_blocks(&c, b0, b1, bases, pf, pf_len);
     }
-    set_first(red, out, exclusive);
+    if (c.stream) wrc_stream_fence();
+    set_first(c.red, out, exclusive);
     return WR_SUCCESS;
 }

@@ -67,3 +67,11 @@ const char *wr_context_error(const wr_context *ctx)
         return tl_err.msg;
     return "";
 }
+
+void wr_context_set_error(const wr_context *ctx, const char *reason)
+{
+    if (reason == NULL || reason[0] == '\0')
+        wri_clear_error(ctx);
+    else
+        wri_set_error(ctx, "%s", reason);
+}

@@ -74,6 +74,13 @@ WR_API const char *wr_context_describe(const wr_context *ctx);
  * or "" if that call succeeded.  With ctx == NULL: the reason the calling
  * thread's last wr_context_create (or call with a NULL context) failed. */
 WR_API const char *wr_context_error(const wr_context *ctx);        /* detail of the last failure, "" if none */
+/* Record reason as the calling thread's failure detail for ctx: what
+ * wr_context_error(ctx) returns next (ctx may be NULL).  reason == NULL or ""
+ * marks the last call as successful instead.  For libraries layered on
+ * libwarpred (libwarpred_mpi, language bindings) whose own failures must read
+ * like the library's: one line (newlines become spaces), truncated to 511
+ * bytes.  Touches nothing but the calling thread's error text. */
+WR_API void        wr_context_set_error(const wr_context *ctx, const char *reason);
 
 /* MPI-style argument order: input, output, count, type, op.
  *

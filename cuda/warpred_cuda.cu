@@ -21,6 +21,9 @@
  * context's pool and returns it, so threads sharing a context run their
  * calls concurrently on separate streams; scratch is allocated when a lane is
  * made and grown only when a call needs more, never on the steady-state path.
+ * The streams are ordinary (blocking) streams: a call starts after the work
+ * the caller queued on the legacy default stream (a cudaMemset or kernel
+ * that prepared the input), as a call on stream 0 would.
  *
  * Errors.  Every CUDA failure becomes WR_ERR_DEVICE (out of memory:
  * WR_ERR_NO_MEMORY) with "call: CUDA error string" in err; the lane's streams
@@ -85,7 +88,7 @@ void lane_destroy(lane *L)
     cudaFree(L->ctr);
     cudaFree(L->slot);
     cudaFree(L->part);
-    cudaFree(L->tstat);
+    cudaFree(L->sblk);
     cudaFree(L->segctr);
     cudaFree(L->doff);
     for (int b = 0; b < kStages; b++) {
@@ -115,7 +118,7 @@ wr_status lane_create(state *S, lane **out, char *err)
     }
     L->sms = S->sms;
     st = [&]() -> wr_status {
-        WRC_CK(cudaStreamCreateWithFlags, (&L->st, cudaStreamNonBlocking));
+        WRC_CK(cudaStreamCreateWithFlags, (&L->st, cudaStreamDefault));
         WRC_CK(cudaMalloc, ((void **)&L->ctr, 64));
         WRC_CK(cudaMemsetAsync, (L->ctr, 0, 64, L->st));
         WRC_CK(cudaMalloc, ((void **)&L->slot, kSlots * kSlotBytes));
@@ -136,14 +139,15 @@ wr_status lane_create(state *S, lane **out, char *err)
 wr_status ensure_staging(state *S, lane &L, char *err)
 {
     if (L.sbytes) return WR_SUCCESS;
-    WRC_CK(cudaStreamCreateWithFlags, (&L.h2d, cudaStreamNonBlocking));
-    WRC_CK(cudaStreamCreateWithFlags, (&L.d2h, cudaStreamNonBlocking));
+    /* after a failure (out of memory) the next call completes what is missing */
+    if (!L.h2d) WRC_CK(cudaStreamCreateWithFlags, (&L.h2d, cudaStreamDefault));
+    if (!L.d2h) WRC_CK(cudaStreamCreateWithFlags, (&L.d2h, cudaStreamDefault));
     for (int b = 0; b < kStages; b++) {
-        WRC_CK(cudaMalloc, (&L.sdev[b], S->stage_bytes));
-        WRC_CK(cudaHostAlloc, (&L.shost[b], S->stage_bytes, cudaHostAllocDefault));
-        WRC_CK(cudaEventCreateWithFlags, (&L.e_in[b], cudaEventDisableTiming));
-        WRC_CK(cudaEventCreateWithFlags, (&L.e_comp[b], cudaEventDisableTiming));
-        WRC_CK(cudaEventCreateWithFlags, (&L.e_out[b], cudaEventDisableTiming));
+        if (!L.sdev[b]) WRC_CK(cudaMalloc, (&L.sdev[b], S->stage_bytes));
+        if (!L.shost[b]) WRC_CK(cudaHostAlloc, (&L.shost[b], S->stage_bytes, cudaHostAllocDefault));
+        if (!L.e_in[b]) WRC_CK(cudaEventCreateWithFlags, (&L.e_in[b], cudaEventDisableTiming));
+        if (!L.e_comp[b]) WRC_CK(cudaEventCreateWithFlags, (&L.e_comp[b], cudaEventDisableTiming));
+        if (!L.e_out[b]) WRC_CK(cudaEventCreateWithFlags, (&L.e_out[b], cudaEventDisableTiming));
     }
     L.sbytes = S->stage_bytes;
     return WR_SUCCESS;
@@ -156,9 +160,10 @@ wr_status ensure_seg_staging(state *S, lane &L, char *err)
     if (L.soff_n) return WR_SUCCESS;
     const size_t n = L.sbytes / 32;          /* segments per chunk, +1 offsets */
     for (int b = 0; b < kStages; b++) {
-        WRC_CK(cudaMalloc, ((void **)&L.soff_dev[b], (n + 1) * sizeof(size_t)));
-        WRC_CK(cudaHostAlloc, ((void **)&L.soff_host[b], (n + 1) * sizeof(size_t), cudaHostAllocDefault));
-        WRC_CK(cudaMalloc, (&L.sres[b], n * 8));
+        if (!L.soff_dev[b]) WRC_CK(cudaMalloc, ((void **)&L.soff_dev[b], (n + 1) * sizeof(size_t)));
+        if (!L.soff_host[b])
+            WRC_CK(cudaHostAlloc, ((void **)&L.soff_host[b], (n + 1) * sizeof(size_t), cudaHostAllocDefault));
+        if (!L.sres[b]) WRC_CK(cudaMalloc, (&L.sres[b], n * 8));
     }
     L.soff_n = n + 1;
     return WR_SUCCESS;
@@ -316,7 +321,10 @@ wr_status cu_open(void **out, char *err)
     S->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
     snprintf(S->desc, sizeof S->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
     /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
-     * ones to exercise many chunks); whole scan tiles of 8-byte elements. */
+     * ones to exercise many chunks), in whole scan tiles of 8-byte elements.
+     * When it is a multiple of 1 MiB (whole windows of 32 tiles, as the
+     * default is), a staged scan has the bits of the same scan on device
+     * memory. */
     size_t sb = (size_t)32 << 20;
     const char *v = getenv("WARPRED_CUDA_STAGING_BYTES");
     if (v && *v) {
@@ -326,7 +334,6 @@ wr_status cu_open(void **out, char *err)
     }
     const size_t unit = kTile * 8;
     sb = (sb + unit - 1) / unit * unit;
-    if (sb < 2 * unit) sb = 2 * unit;
     S->stage_bytes = sb;
     try {
         S->all.reserve(64);
@@ -370,6 +377,27 @@ wr_status cu_copy_to_host(void *s, void *dst, const void *src, size_t bytes, cha
 
 /* ---- reduce ---------------------------------------------------------------- */
 
+/* Enqueue launch(device pointer, len, offset) over count elements of in: once
+ * over the whole array when the device can read it, else chunk by chunk
+ * through the staging buffers (a chunk's launch folds its result onto the
+ * previous chunks', so it needs to know its offset). */
+template <class Launch>
+wr_status each_chunk(state *S, lane &L, const void *in, size_t count, size_t es, char *err, Launch launch)
+{
+    const wr_mem_kind kin = kind_of(in);
+    if (dev_ok(kin)) return launch(in, count, 0);
+    WRC_TRY(ensure_staging(S, L, err));
+    const size_t C = L.sbytes / es;
+    for (size_t k = 0, off = 0; off < count; k++, off += C) {
+        const int b = (int)(k % kStages);
+        const size_t len = count - off < C ? count - off : C;
+        WRC_TRY(stage_in(L, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, L.e_comp[b], err));
+        WRC_TRY(launch(L.sdev[b], len, off));
+        WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
+    }
+    return WR_SUCCESS;
+}
+
 wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t, wr_op o, char *err)
 {
     state *S = (state *)s;
@@ -383,20 +411,9 @@ wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t,
             WRC_CK(cudaStreamSynchronize, (L.st));     /* id is gone after this block */
             return WR_SUCCESS;
         }
-        const wr_mem_kind kin = kind_of(in);
-        if (dev_ok(kin)) {
-            WRC_TRY(launch_reduce(L, in, count, t, o, dst, nullptr, err));
-        } else {
-            WRC_TRY(ensure_staging(S, L, err));
-            const size_t C = L.sbytes / es;
-            for (size_t k = 0, off = 0; off < count; k++, off += C) {
-                const int b = (int)(k % kStages);
-                const size_t len = count - off < C ? count - off : C;
-                WRC_TRY(stage_in(L, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, L.e_comp[b], err));
-                WRC_TRY(launch_reduce(L, L.sdev[b], len, t, o, dst, k ? dst : nullptr, err));
-                WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
-            }
-        }
+        WRC_TRY(each_chunk(S, L, in, count, es, err, [&](const void *d, size_t len, size_t off) {
+            return launch_reduce(L, d, len, t, o, dst, off ? dst : nullptr, err);
+        }));
         if (dst != out) WRC_CK(cudaMemcpyAsync, (out, dst, es, cudaMemcpyDefault, L.st));
         return WR_SUCCESS;
     });
@@ -411,20 +428,9 @@ wr_status cu_argext(void *s, const void *in, size_t count, wr_type t, int is_max
     const size_t es = wr_type_size(t);
     return with_lane(s, err, [&](lane &L) -> wr_status {
         unsigned char *dst = slot(L, 0);         /* {size_t index; T value} */
-        const wr_mem_kind kin = kind_of(in);
-        if (dev_ok(kin)) {
-            WRC_TRY(launch_argext(L, in, count, t, is_max, 0, dst, nullptr, err));
-        } else {
-            WRC_TRY(ensure_staging(S, L, err));
-            const size_t C = L.sbytes / es;
-            for (size_t k = 0, off = 0; off < count; k++, off += C) {
-                const int b = (int)(k % kStages);
-                const size_t len = count - off < C ? count - off : C;
-                WRC_TRY(stage_in(L, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, L.e_comp[b], err));
-                WRC_TRY(launch_argext(L, L.sdev[b], len, t, is_max, off, dst, k ? dst : nullptr, err));
-                WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
-            }
-        }
+        WRC_TRY(each_chunk(S, L, in, count, es, err, [&](const void *d, size_t len, size_t off) {
+            return launch_argext(L, d, len, t, is_max, off, dst, off ? dst : nullptr, err);
+        }));
         WRC_CK(cudaMemcpyAsync, (index, dst, sizeof(size_t), cudaMemcpyDefault, L.st));
         if (value) WRC_CK(cudaMemcpyAsync, (value, dst + 8, es, cudaMemcpyDefault, L.st));
         return WR_SUCCESS;
@@ -565,7 +571,10 @@ wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, co
         const size_t obytes = (nseg + 1) * sizeof(size_t);
         const size_t *hoff = offsets;                 /* host-readable offsets */
         std::vector<size_t> copy;
-        if (koff == WR_MEM_DEVICE) {
+        /* managed offsets are copied too: the host must not touch managed
+         * memory while another thread's kernel may run on a device without
+         * concurrent managed access */
+        if (koff == WR_MEM_DEVICE || koff == WR_MEM_MANAGED) {
             try { copy.resize(nseg + 1); } catch (...) {
                 snprintf(err, WR_ERRLEN, "out of host memory for %zu offsets", nseg + 1);
                 return WR_ERR_NO_MEMORY;
@@ -579,9 +588,7 @@ wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, co
         if (dev_ok(kin) && dev_ok(kout)) {
             const size_t *doff = offsets;
             if (!dev_ok(koff)) {                      /* host offsets: give the kernel a copy */
-                void *p = L.doff;
-                WRC_TRY(grow(L, &p, &L.doff_cap, obytes, false, "segment offsets", err));
-                L.doff = (size_t *)p;
+                WRC_TRY(grow(L, L.doff, &L.doff_cap, obytes, false, "segment offsets", err));
                 WRC_CK(cudaMemcpyAsync, (L.doff, offsets, obytes, cudaMemcpyHostToDevice, L.st));
                 doff = L.doff;
             }

@@ -40,9 +40,8 @@ struct lane {
     void *part;                   /* per-block partials: kMaxGrid * 16 bytes */
     size_t part_cap;
 
-    unsigned *tstat;              /* scan tile status words: epoch << 2 | flag */
-    void *tagg, *tincl;           /* scan tile aggregates / inclusive prefixes (8 bytes each) */
-    size_t tcap;                  /* tiles */
+    void *sblk;                   /* scan descriptors (tiles and windows, see wrc_scan.cu) */
+    size_t scap;                  /* tiles they have room for (a multiple of 32) */
     unsigned epoch;               /* statuses of other epochs read as "not yet" */
 
     unsigned *segctr;             /* per-segment arrival counters (kept 0) */
@@ -63,8 +62,16 @@ struct lane {
 /* err helpers: "call: CUDA error string"; out of memory is WR_ERR_NO_MEMORY. */
 wr_status fail(char *err, const char *call, cudaError_t e);
 /* Grow a device buffer to at least need bytes (contents not kept; zeroed if
- * zero).  A no-op in the steady state. */
+ * zero).  A no-op in the steady state.  On failure *p is NULL and *cap 0. */
 wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err);
+template <typename P>
+wr_status grow(lane &L, P *&p, size_t *cap, size_t need, bool zero, const char *what, char *err)
+{
+    void *v = p;
+    wr_status st = grow(L, &v, cap, need, zero, what, err);
+    p = (P *)v;
+    return st;
+}
 
 #define WRC_CK(fn, args)                                                       \
     do { cudaError_t e_ = fn args; if (e_ != cudaSuccess) return ::wrc::fail(err, #fn, e_); } while (0)
@@ -170,39 +177,51 @@ __device__ __forceinline__ T vreduce(const vec<T> &x)
 }
 
 /*
- * Reduce in[b..e) with a team of `team` threads, this one being number
- * `lane`: scalar head up to the first 16-byte boundary, then 16-byte vectors
- * with kUnroll independent loads in flight per thread, then a scalar tail.
- * Returns this thread's share (the neutral element if it had none); the team
- * combines the shares.  The order of every combination depends only on
- * (b, e, team, lane): results are the same bits on every run.
+ * Walk in[b..e) with a team of `team` threads, this one being number `lane`:
+ * a scalar head up to the first 16-byte boundary, then 16-byte vectors with
+ * kUnroll independent loads in flight per thread, then a scalar tail.  Each
+ * element goes to one of the thread's kUnroll accumulators, every
+ * accumulator seeing its elements in increasing index order:
+ * elem(acc, x, i) for a scalar, vect(acc, v, i) for the vector at index i.
+ * The order of everything depends only on (b, e, team, lane): the same bits
+ * on every run.
  */
+template <typename T, typename A, class Elem, class Vect>
+__device__ __forceinline__ void team_walk(const T *__restrict__ in, size_t b, size_t e, size_t lane, size_t team,
+                                          A (&acc)[kUnroll], Elem elem, Vect vect)
+{
+    constexpr size_t V = 16 / sizeof(T);
+    if (b >= e) return;
+    size_t head = ((16 - ((uintptr_t)(in + b) & 15)) & 15) / sizeof(T);
+    if (head > e - b) head = e - b;
+    const size_t a0 = b + head, nv = (e - a0) / V, t0 = a0 + nv * V;
+    for (size_t q = lane; q < head; q += team) elem(acc[0], in[b + q], b + q);
+    const vec<T> *vp = reinterpret_cast<const vec<T> *>(in + a0);
+    size_t i = lane;
+    for (; i + (kUnroll - 1) * team < nv; i += kUnroll * team) {
+        vec<T> x[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) x[u] = vp[i + u * team];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) vect(acc[u], x[u], a0 + (i + u * team) * V);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++)
+        if (i + u * team < nv) vect(acc[u], vp[i + u * team], a0 + (i + u * team) * V);
+    for (size_t q = lane; q < e - t0; q += team) elem(acc[1], in[t0 + q], t0 + q);
+}
+
+/* This thread's share of the reduction of in[b..e) by a team (the neutral
+ * element if it had none); the team combines the shares. */
 template <class F, typename T>
 __device__ __forceinline__ T team_reduce(const T *__restrict__ in, size_t b, size_t e, size_t lane, size_t team)
 {
-    constexpr size_t V = 16 / sizeof(T);
     T acc[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; u++) acc[u] = F::neutral();
-    if (b < e) {
-        size_t head = ((16 - ((uintptr_t)(in + b) & 15)) & 15) / sizeof(T);
-        if (head > e - b) head = e - b;
-        const size_t a0 = b + head, nv = (e - a0) / V, t0 = a0 + nv * V;
-        for (size_t q = lane; q < head; q += team) acc[0] = F::combine(acc[0], in[b + q]);
-        const vec<T> *vp = reinterpret_cast<const vec<T> *>(in + a0);
-        size_t i = lane;
-        for (; i + (kUnroll - 1) * team < nv; i += kUnroll * team) {
-            vec<T> x[kUnroll];
-#pragma unroll
-            for (int u = 0; u < kUnroll; u++) x[u] = vp[i + u * team];
-#pragma unroll
-            for (int u = 0; u < kUnroll; u++) acc[u] = F::combine(acc[u], vreduce<F>(x[u]));
-        }
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++)
-            if (i + u * team < nv) acc[u] = F::combine(acc[u], vreduce<F>(vp[i + u * team]));
-        for (size_t q = lane; q < e - t0; q += team) acc[1] = F::combine(acc[1], in[t0 + q]);
-    }
+    team_walk(in, b, e, lane, team, acc,
+              [](T &a, T x, size_t) { a = F::combine(a, x); },
+              [](T &a, const vec<T> &x, size_t) { a = F::combine(a, vreduce<F>(x)); });
     return F::combine(F::combine(acc[0], acc[1]), F::combine(acc[2], acc[3]));
 }
 

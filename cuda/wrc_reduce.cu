@@ -137,29 +137,12 @@ __device__ __forceinline__ apair<T> team_pick(const T *__restrict__ in, size_t n
     apair<T> acc[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; u++) { acc[u].i = kNone; acc[u].v = T(); }
-    size_t head = ((16 - ((uintptr_t)in & 15)) & 15) / sizeof(T);
-    if (head > n) head = n;
-    const size_t nv = (n - head) / V, t0 = head + nv * V;
-    for (size_t q = lane; q < head; q += team) visit<MAX>(acc[0], in[q], q);
-    const vec<T> *vp = reinterpret_cast<const vec<T> *>(in + head);
-    size_t i = lane;
-    for (; i + (kUnroll - 1) * team < nv; i += kUnroll * team) {
-        vec<T> x[kUnroll];
+    team_walk(in, 0, n, lane, team, acc,
+              [](apair<T> &a, T x, size_t i) { visit<MAX>(a, x, i); },
+              [](apair<T> &a, const vec<T> &x, size_t i) {
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++) x[u] = vp[i + u * team];
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++)
-#pragma unroll
-            for (size_t j = 0; j < V; j++) visit<MAX>(acc[u], x[u].v[j], head + (i + u * team) * V + j);
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; u++)
-        if (i + u * team < nv) {
-            vec<T> x = vp[i + u * team];
-#pragma unroll
-            for (size_t j = 0; j < V; j++) visit<MAX>(acc[u], x.v[j], head + (i + u * team) * V + j);
-        }
-    for (size_t q = lane; q < n - t0; q += team) visit<MAX>(acc[1], in[t0 + q], t0 + q);
+                  for (size_t j = 0; j < V; j++) visit<MAX>(a, x.v[j], i + j);
+              });
     return pick<MAX>(pick<MAX>(acc[0], acc[1]), pick<MAX>(acc[2], acc[3]));
 }
 

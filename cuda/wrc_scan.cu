@@ -11,20 +11,23 @@
  * warp totals), publishes the tile's aggregate, and warp 0 looks back over
  * the predecessors' descriptors for the tile's exclusive prefix.
  *
- * Determinism.  The look-back stops at the nearest tile that has published
- * its inclusive prefix P_j, which depends on timing.  To give the same bits
- * on every run, prefixes are defined as a left fold P_k = P_{k-1} op A_k and
- * the look-back folds forward from P_j through A_{j+1}, ..., A_{i-1} in that
- * order: whichever j it finds, it performs exactly the operations that
- * produced P_{i-1}.  The fold is serial but short (the nearest P is usually
- * a few tiles back) and runs in registers through shuffles.
+ * Determinism.  A plain look-back stops at the nearest tile that has
+ * published its prefix, which depends on timing, so float results would
+ * change from run to run.  Here every tile's prefix has a fixed shape: tiles
+ * are grouped in windows of 32, a window's prefix is the left fold of the
+ * earlier windows' aggregates, and a tile's prefix is its window's prefix
+ * combined with a warp scan over the earlier tiles of its window (see k_scan).
+ * The look-back runs over window descriptors and folds forward from the
+ * nearest published window prefix, one window at a time, which performs
+ * exactly the operations that produced the window prefix it skips to.
  *
  * Accuracy.  Float sums carry the tile prefixes in double; each output is
  * (double prefix of the earlier tiles) + (float scan inside its tile), so a
  * 2^26-element float scan stays within 1e-4 relative of the exact prefix.
  *
  * Descriptors are reused call after call without clearing: a status word is
- * (epoch << 2 | flag) and each launch has a new epoch.
+ * (epoch << 2 | flag) and each launch has a new epoch; the window arrival
+ * counters are put back to 0 by the tile that completes the window.
  */
 #include "wrc.cuh"
 
@@ -49,43 +52,103 @@ __device__ __forceinline__ void st_release(unsigned *p, unsigned v)
     asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
 }
 
-/* Warp 0 of tile `tile` (> 0): the exclusive prefix of the tile, as the left
- * fold described above.  All 32 lanes call it and get the result. */
+/* Where the descriptors of one launch live: per tile its aggregate A, per
+ * window of 32 tiles its aggregate W and inclusive prefix, status words and
+ * an arrival counter.  One zeroed block of scan_bytes(tiles) in lane scratch. */
+template <typename C> struct desc {
+    C *tagg, *wagg, *wincl;
+    unsigned *tstat, *wstat, *wcnt;
+};
+
+size_t scan_bytes(size_t tiles)         /* tiles: a multiple of 32 */
+{
+    return tiles * (8 + 4) + tiles / 32 * (8 + 8 + 4 + 4);
+}
+
+template <typename C> desc<C> scan_desc(void *blk, size_t tiles)
+{
+    desc<C> d;
+    char *p = (char *)blk;
+    const size_t w = tiles / 32;
+    d.tagg = (C *)p;                      p += tiles * 8;
+    d.wagg = (C *)p;                      p += w * 8;
+    d.wincl = (C *)p;                     p += w * 8;
+    d.tstat = (unsigned *)p;              p += tiles * 4;
+    d.wstat = (unsigned *)p;              p += w * 4;
+    d.wcnt = (unsigned *)p;
+    return d;
+}
+
+/* The prefix of window k (> 0) from the window descriptors: the nearest
+ * earlier window j that published its inclusive prefix, then the aggregates
+ * of windows j+1 .. k-1 folded onto it one by one, in order.  Whichever j
+ * is found, the operations are those that produced the prefix of window k-1
+ * and then one more: the same bits on every run.  All 32 lanes of a warp. */
 template <class FC, typename C>
-__device__ __forceinline__ C look_back(long long tile, unsigned epoch, const unsigned *tstat,
-                                       const C *tagg, const C *tincl)
+__device__ __forceinline__ C look_back(long long k, unsigned epoch, const unsigned *stat, const C *agg,
+                                       const C *incl)
 {
     const int lane = (int)(threadIdx.x & 31);
-    long long top = tile - 1, jp;
+    long long top = k - 1, jp;
     for (;;) {
-        const long long k = top - lane;
-        unsigned flag = kPrefix;          /* before tile 0: never reached, tile 0 has a prefix */
-        if (k >= 0) {
+        const long long j = top - lane;
+        unsigned flag = 0;                /* lanes before window 0 see nothing */
+        if (j >= 0) {
             unsigned st;
-            while (((st = ld_acquire(tstat + k)) >> 2) != epoch) __nanosleep(32);
+            while (((st = ld_acquire(stat + j)) >> 2) != epoch) __nanosleep(32);
             flag = st & 3u;
         }
         const unsigned pm = __ballot_sync(warpred::full_mask, flag == kPrefix);
         if (pm) { jp = top - (__ffs(pm) - 1); break; }
-        top -= 32;
+        /* no prefix among these windows: further back, or, when these reach
+         * window 0, again (window 0 publishes its prefix without looking back) */
+        if (top >= 32) top -= 32;
+        else __nanosleep(64);
     }
-    (void)ld_acquire(tstat + jp);
-    C e = ld_volatile(tincl + jp);
-    for (long long b = jp + 1; b < tile; b += 32) {
-        const long long k = b + lane;
+    (void)ld_acquire(stat + jp);
+    C e = ld_volatile(incl + jp);
+    for (long long b = jp + 1; b < k; b += 32) {
+        const long long j = b + lane;
         C a = C();
-        if (k < tile) { (void)ld_acquire(tstat + k); a = ld_volatile(tagg + k); }
-        const int cnt = tile - b < 32 ? (int)(tile - b) : 32;
+        if (j < k) { (void)ld_acquire(stat + j); a = ld_volatile(agg + j); }
+        const int cnt = k - b < 32 ? (int)(k - b) : 32;
         for (int q = 0; q < cnt; q++) e = FC::combine(e, __shfl_sync(warpred::full_mask, a, q));
     }
     return e;
 }
 
+/* The aggregates of tiles w0 .. w0+r-1 (r = 1..32) combined by the warp's
+ * inclusive scan, read at lane r-1: a fixed shape that lanes r.. do not
+ * touch, so every tile that asks gets the same bits.  All 32 lanes. */
+template <wr_op O, typename C>
+__device__ __forceinline__ C window_partial(size_t w0, int r, unsigned epoch, const unsigned *tstat, const C *tagg)
+{
+    const int lane = (int)(threadIdx.x & 31);
+    C a = warpred::op<O, C>::neutral();
+    if (lane < r) {
+        while ((ld_acquire(tstat + w0 + lane) >> 2) != epoch) __nanosleep(32);
+        a = ld_volatile(tagg + w0 + lane);
+    }
+    a = warpred::warp_inclusive_scan<O>(a);
+    return __shfl_sync(warpred::full_mask, a, r - 1);
+}
+
+/*
+ * Tile i = 32k + r has the exclusive prefix
+ *     PB_k op S(k, r)          (PB_k alone when r == 0)
+ * where S(k, r) is window_partial over tiles 32k .. i-1 and PB_k, the prefix
+ * of window k, is the left fold of the window aggregates W_0, W_1, ..., W_{k-1}
+ * (each W the window_partial of its whole window), after the carry if any.
+ * Every term has a fixed shape, so the scan is deterministic; the look-back
+ * runs over windows (a few steps back) rather than tiles, and the in-window
+ * part is a 5-step warp scan.  The last tile of a window to arrive (an
+ * atomic counter) publishes W_k, then, once it knows PB_k, PB_k op W_k.
+ */
 template <wr_op O, typename T>
 __global__ void __launch_bounds__(kThreads)
-k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, unsigned *tstat,
-       typename carry_of<O, T>::type *tagg, typename carry_of<O, T>::type *tincl, unsigned *tctr,
-       const typename carry_of<O, T>::type *carry_in, typename carry_of<O, T>::type *carry_out, int vec_ok)
+k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, desc<typename carry_of<O, T>::type> d,
+       unsigned *tctr, const typename carry_of<O, T>::type *carry_in, typename carry_of<O, T>::type *carry_out,
+       int vec_ok)
 {
     typedef warpred::op<O, T> F;
     typedef typename carry_of<O, T>::type C;
@@ -128,25 +191,48 @@ k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, unsigned *t
     const T tex = warpred::block_exclusive_scan<O>(x[I - 1], bs, &btot);   /* unused by thread 0 */
 
     if (tid < 32) {
-        const C agg = (C)btot;
-        C excl = C(), p;
-        int have = 1;
-        if (tile == 0) {
-            have = carry_in != nullptr;
-            if (have) excl = *carry_in;
-            p = have ? FC::combine(excl, agg) : agg;
-        } else {
+        const size_t k = tile / 32, nwin = (gridDim.x + 31) / 32;
+        const int r = (int)(tile % 32);
+        const int wsize = gridDim.x - 32 * k < 32 ? (int)(gridDim.x - 32 * k) : 32;
+        int last = 0;
+        if (tid == 0) {
+            d.tagg[tile] = (C)btot;
+            st_release(d.tstat + tile, epoch << 2 | kAggregate);
+            __threadfence();
+            last = atomicAdd(d.wcnt + k, 1u) == (unsigned)wsize - 1;
+        }
+        last = __shfl_sync(warpred::full_mask, last, 0);
+        C w = C();
+        if (last) {                                   /* every tile of window k has its A out */
+            __threadfence();
+            w = window_partial<O>(32 * k, wsize, epoch, d.tstat, d.tagg);
             if (tid == 0) {
-                tagg[tile] = agg;
-                st_release(tstat + tile, epoch << 2 | kAggregate);
+                d.wagg[k] = w;
+                st_release(d.wstat + k, epoch << 2 | kAggregate);
+                d.wcnt[k] = 0;
             }
-            excl = look_back<FC>((long long)tile, epoch, tstat, tagg, tincl);
-            p = FC::combine(excl, agg);
+        }
+        C pb = C();
+        int have = 1;
+        if (k == 0) {
+            have = carry_in != nullptr;
+            if (have) pb = *carry_in;
+        } else {
+            pb = look_back<FC>((long long)k, epoch, d.wstat, d.wagg, d.wincl);
+        }
+        if (last && tid == 0) {
+            const C wi = have ? FC::combine(pb, w) : w;
+            d.wincl[k] = wi;
+            st_release(d.wstat + k, epoch << 2 | kPrefix);
+            if (carry_out && k == nwin - 1) *carry_out = wi;
+        }
+        C excl = pb;
+        if (r > 0) {
+            const C sp = window_partial<O>(32 * k, r, epoch, d.tstat, d.tagg);
+            excl = have ? FC::combine(pb, sp) : sp;
+            have = 1;
         }
         if (tid == 0) {
-            tincl[tile] = p;
-            st_release(tstat + tile, epoch << 2 | kPrefix);
-            if (carry_out && tile == gridDim.x - 1) *carry_out = p;
             s_excl = excl;
             s_have = have;
         }
@@ -192,24 +278,22 @@ struct scan_fn {
         static_assert(sizeof(C) <= 8, "descriptor values are 8 bytes");
         const size_t tiles = (n + kTile - 1) / kTile;
         if (tiles > 0xffffffffu) return fail(err, "scan: too many tiles", cudaErrorInvalidValue);
-        if (tiles > L.tcap) {
-            size_t cap = L.tcap * 4 * 5, need = tiles * 4 * 5;   /* status + two 8-byte values */
-            void *blk = L.tstat;
-            WRC_TRY(grow(L, &blk, &cap, need, true, "scan descriptors", err));
-            L.tcap = cap / 20;
-            L.tstat = (unsigned *)blk;
-            L.tagg = (char *)blk + L.tcap * 4;
-            L.tincl = (char *)blk + L.tcap * 12;
+        if (tiles > L.scap) {
+            const size_t cap = (tiles + tiles / 4 + 31) / 32 * 32;
+            size_t bytes = L.scap ? scan_bytes(L.scap) : 0;
+            L.scap = 0;                       /* until the new block exists */
             L.epoch = 0;
+            WRC_TRY(grow(L, L.sblk, &bytes, scan_bytes(cap), true, "scan descriptors", err));
+            L.scap = cap;
         }
         if (++L.epoch >= (1u << 30)) {      /* epochs wrap: clear the statuses once */
-            WRC_CK(cudaMemsetAsync, (L.tstat, 0, L.tcap * 4, L.st));
+            WRC_CK(cudaMemsetAsync, (L.sblk, 0, scan_bytes(L.scap), L.st));
             L.epoch = 1;
         }
         const int vec_ok = ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0);
-        k_scan<O, T><<<(unsigned)tiles, kThreads, 0, L.st>>>(
-            (const T *)in, (T *)out, n, exclusive, L.epoch, L.tstat, (C *)L.tagg, (C *)L.tincl, L.ctr + 1,
-            (const C *)carry_in, (C *)carry_out, vec_ok);
+        k_scan<O, T><<<(unsigned)tiles, kThreads, 0, L.st>>>((const T *)in, (T *)out, n, exclusive, L.epoch,
+                                                           scan_desc<C>(L.sblk, L.scap), L.ctr + 1,
+                                                           (const C *)carry_in, (C *)carry_out, vec_ok);
         WRC_CKLAUNCH("scan kernel launch");
         return WR_SUCCESS;
     }

@@ -12,7 +12,6 @@
  *    folds in order (no floating atomics: the same bits on every run).
  * Empty segments give the identity.
  */
-#include <atomic>
 #include "wrc.cuh"
 
 namespace wrc {
@@ -133,11 +132,10 @@ struct seg_fn {
             if (K < 1) K = 1;
         }
         if (K > 1) {
-            void *p = L.segctr;
             size_t cap = L.segctr_cap * 4;
-            WRC_TRY(grow(L, &p, &cap, nseg * 4, true, "segment counters", err));
-            L.segctr = (unsigned *)p;
+            const wr_status st = grow(L, L.segctr, &cap, nseg * 4, true, "segment counters", err);
             L.segctr_cap = cap / 4;
+            if (st != WR_SUCCESS) return st;
         }
         size_t blocks = nseg * K;
         const size_t cap = (size_t)L.sms * 16;

@@ -12,12 +12,7 @@ const char *const res_name[RES_COUNT] = { "device", "pinned", "pageable", "manag
 const char *const type_name[6] = { "int32", "int64", "uint32", "uint64", "float", "double" };
 const char *const op_name[7] = { "SUM", "PROD", "MIN", "MAX", "BAND", "BOR", "BXOR" };
 
-#define CK(call)                                                                    \
-    do {                                                                            \
-        cudaError_t e_ = (call);                                                    \
-        if (e_ != cudaSuccess) bail("%s:%d: %s: %s", __FILE__, __LINE__, #call,     \
-                                    cudaGetErrorString(e_));                         \
-    } while (0)
+#define CK(call) GPU_CK(call)
 
 void gpu_require(void)
 {
@@ -70,9 +65,17 @@ void res_free(enum res r, void *p)
     }
 }
 
+/* The host touches managed memory only with the device idle (some tools and
+ * devices have no concurrent managed access). */
+static void host_access(enum res r)
+{
+    if (r == RES_MANAGED) CK(cudaDeviceSynchronize());
+}
+
 void res_put(enum res r, void *dst, const void *src, size_t bytes)
 {
     if (bytes == 0) return;
+    host_access(r);
     if (r == RES_DEVICE) CK(cudaMemcpy(dst, src, bytes, cudaMemcpyHostToDevice));
     else memcpy(dst, src, bytes);
 }
@@ -80,6 +83,7 @@ void res_put(enum res r, void *dst, const void *src, size_t bytes)
 void res_get(enum res r, void *dst, const void *src, size_t bytes)
 {
     if (bytes == 0) return;
+    host_access(r);
     if (r == RES_DEVICE) CK(cudaMemcpy(dst, src, bytes, cudaMemcpyDeviceToHost));
     else memcpy(dst, src, bytes);
 }
@@ -87,6 +91,7 @@ void res_get(enum res r, void *dst, const void *src, size_t bytes)
 void res_poison(enum res r, void *p, size_t bytes, int b)
 {
     if (bytes == 0) return;
+    host_access(r);
     if (r == RES_DEVICE) CK(cudaMemset(p, b, bytes));
     else memset(p, b, bytes);
 }

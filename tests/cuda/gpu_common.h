@@ -10,6 +10,14 @@
 #include <stdint.h>
 #include "warpred.h"
 
+/* A CUDA runtime call in a test: bail out (TAP "Bail out!") if it fails. */
+#define GPU_CK(call)                                                                \
+    do {                                                                            \
+        cudaError_t e_ = (call);                                                    \
+        if (e_ != cudaSuccess) bail("%s:%d: %s: %s", __FILE__, __LINE__, #call,     \
+                                    cudaGetErrorString(e_));                         \
+    } while (0)
+
 #ifdef __cplusplus
 extern "C" {
 #endif

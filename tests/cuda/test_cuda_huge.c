@@ -18,11 +18,7 @@
 #include "gpu_common.h"
 #include "tap.h"
 
-#define CK(call)                                                                    \
-    do {                                                                            \
-        cudaError_t e_ = (call);                                                    \
-        if (e_ != cudaSuccess) bail("%s: %s", #call, cudaGetErrorString(e_));       \
-    } while (0)
+#define CK(call) GPU_CK(call)
 
 static const size_t N = ((size_t)1 << 31) + 4099;
 static const size_t A = ((size_t)1 << 31) - 1000, B = ((size_t)1 << 31) + 3000;  /* window of 0x02020202 */

@@ -24,5 +24,5 @@ plugneed=$(needed "$plugin")
 echo "# $plugin NEEDED: $plugneed"
 [ -f "$plugin" ] && ! echo "$plugneed" | grep -qi 'cudart'; check $? "the plugin does not need libcudart (linked statically)"
 syms=$(readelf --dyn-syms -W "$plugin" 2>/dev/null | awk '$5 == "GLOBAL" && $7 != "UND" { print $8 }' | tr '\n' ' ')
-echo "# $plugin exports: $syms"
+echo "# $plugin exports $(echo $syms | wc -w) names: $(echo $syms | cut -c1-300)"
 [ "$(echo $syms)" = "warpred_backend_ops" ]; check $? "the plugin exports only warpred_backend_ops"

@@ -20,12 +20,7 @@
 #include "gpu_common.h"
 #include "tap.h"
 
-#define CK(call)                                                                    \
-    do {                                                                            \
-        cudaError_t e_ = (call);                                                    \
-        if (e_ != cudaSuccess) bail("%s:%d: %s: %s", __FILE__, __LINE__, #call,     \
-                                    cudaGetErrorString(e_));                         \
-    } while (0)
+#define CK(call) GPU_CK(call)
 
 static const int widths[] = { 1, 2, 4, 8, 16, 32 };
 static const int block_sizes[] = { 32, 64, 96, 256, 992, 1024 };

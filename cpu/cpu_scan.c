@@ -45,10 +45,10 @@ struct wrc_scan {
     void (*start)(struct wrc_carry *c);
     /* for j in [0, n): bases[j] = *c (when bases != NULL); *c = *c op t[j] */
     void (*advance)(struct wrc_carry *c, const union wrc_val *t, size_t n, struct wrc_carry *bases);
-    /* scan nblk <= WRC_SCAN_WAYS consecutive blocks, full but the last (of
-     * len_last elements), block w starting from bases[w]; streaming
-     * stores when stream; pf: as many input bytes as this tile reads, to
-     * prefetch at the pace the tile reads its own (NULL: none) */
+    /* scan nblk <= WRC_SCAN_RUN_MAX consecutive blocks, full but the last
+     * (of len_last elements), block w starting from bases[w]; streaming
+     * stores when stream; pf: as many input bytes as this call reads, to
+     * prefetch at the pace it reads its own (NULL: none) */
     void (*tile)(const void *in, void *out, size_t nblk, size_t len_last, const struct wrc_carry *bases,
                  int exclusive, int stream, const char *pf);
 };
@@ -178,16 +178,21 @@ static inline double wrc_dop(wr_op op, double a, double b)
         const T *in = (const T *)vin;                                            \
         T *out = (T *)vout;                                                      \
         T hi[W], acc[W];                                                         \
-        size_t w;                                                                \
+        size_t g, w;                                                             \
         (void)stream;                                                            \
-        for (w = 0; w < nblk; w++) wrc_sbase_##sfx##_##op(&bases[w], &hi[w], &acc[w]); \
-        if (nblk == W && len_last == S) {                                        \
-            if (exclusive) wrc_srun_##sfx##_##op(in, out, hi, acc, W, S, 1, pf); \
-            else           wrc_srun_##sfx##_##op(in, out, hi, acc, W, S, 0, pf); \
-        } else {                 /* the end of the array: one block at a time */ \
-            for (w = 0; w < nblk; w++) {                                         \
-                size_t len = w + 1 == nblk ? len_last : S;                       \
-                wrc_srun_##sfx##_##op(in + w * S, out + w * S, hi + w, acc + w, 1, len, exclusive, NULL); \
+        for (g = 0; g < nblk; g += W) {         /* W blocks side by side */      \
+            size_t nw = nblk - g < W ? nblk - g : W;                             \
+            const char *p = pf ? pf + g * S * sizeof(T) : NULL;                  \
+            for (w = 0; w < nw; w++) wrc_sbase_##sfx##_##op(&bases[g + w], &hi[w], &acc[w]); \
+            if (nw == W && (g + W < nblk || len_last == S)) {                    \
+                if (exclusive) wrc_srun_##sfx##_##op(in + g * S, out + g * S, hi, acc, W, S, 1, p); \
+                else           wrc_srun_##sfx##_##op(in + g * S, out + g * S, hi, acc, W, S, 0, p); \
+            } else {             /* the end of the array: one block at a time */ \
+                for (w = 0; w < nw; w++) {                                       \
+                    size_t len = g + w + 1 == nblk ? len_last : S;               \
+                    wrc_srun_##sfx##_##op(in + (g + w) * S, out + (g + w) * S, hi + w, acc + w, 1, \
+                                          len, exclusive, NULL);                 \
+                }                                                                \
             }                                                                    \
         }                                                                        \
     }
@@ -306,8 +311,8 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
         enum { S = WRC_SCAN_BLOCK, V = 16 / sizeof(T) };                         \
         const T *in = (const T *)vin;                                            \
         T *out = (T *)vout;                                                      \
-        __m128i hi[WRC_SCAN_WAYS], carry[WRC_SCAN_WAYS];                         \
-        T h[WRC_SCAN_WAYS], lane[V];                                             \
+        __m128i hi[WRC_SCAN_RUN_MAX], carry[WRC_SCAN_RUN_MAX];                   \
+        T h[WRC_SCAN_RUN_MAX], lane[V];                                          \
         size_t w, nfull = len_last == S ? nblk : nblk - 1;                       \
         /* the blocks' starts keep out's alignment (S * size % 16 == 0) */       \
         stream = stream && ((uintptr_t)out & 15) == 0;                           \
@@ -394,24 +399,19 @@ struct wrc_scan_call {
 };
 
 /*
- * Scan blocks [b0, b1) with their bases, WRC_SCAN_WAYS at a time.  While a
- * tile is scanned, the matching part of the run this thread does next (pf:
- * its first input byte, pf_len bytes, or NULL) is prefetched at the pace the
- * tile reads its own input, so that reading the next run from memory
- * overlaps this run's arithmetic instead of following it.
+ * Scan blocks [b0, b1) with their bases.  While they are scanned, the run
+ * this thread does next (pf: its first input byte, pf_len bytes, or NULL) is
+ * prefetched at the pace the scan reads its own input, so that reading the
+ * next run from memory overlaps this run's arithmetic instead of following
+ * it (the last run, shorter, is not prefetched).
  */
 static void scan_blocks(const struct wrc_scan_call *c, size_t b0, size_t b1, const struct wrc_carry *bases,
                         const char *pf, size_t pf_len)
 {
-    size_t tile = WRC_SCAN_WAYS * WRC_SCAN_BLOCK * c->k->size, b, done = 0;
-    for (b = b0; b < b1; b += WRC_SCAN_WAYS) {
-        size_t nblk = b1 - b < WRC_SCAN_WAYS ? b1 - b : WRC_SCAN_WAYS;
-        size_t len_last = b + nblk == c->nb ? c->count - (c->nb - 1) * WRC_SCAN_BLOCK : WRC_SCAN_BLOCK;
-        size_t off = b * WRC_SCAN_BLOCK * c->k->size;
-        const char *p = pf != NULL && done + tile <= pf_len ? pf + done : NULL;
-        c->k->tile(c->in + off, c->out + off, nblk, len_last, bases + (b - b0), c->exclusive, c->stream, p);
-        done += tile;
-    }
+    size_t len_last = b1 == c->nb ? c->count - (c->nb - 1) * WRC_SCAN_BLOCK : WRC_SCAN_BLOCK;
+    size_t off = b0 * WRC_SCAN_BLOCK * c->k->size;
+    const char *p = pf != NULL && pf_len >= (b1 - b0) * WRC_SCAN_BLOCK * c->k->size ? pf : NULL;
+    c->k->tile(c->in + off, c->out + off, b1 - b0, len_last, bases, c->exclusive, c->stream, p);
 }
 
 /* Input bytes of run j (NULL when there is none). */

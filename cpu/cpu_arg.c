@@ -8,9 +8,10 @@
  * shared among threads) and chunk answers are merged left to right with
  * wr_arg_better_* from wr_ops.h, which keeps the earlier index on a tie.
  *
- * Inside a block, two passes over data already in L1: vector lanes find the
- * extreme value with plain comparisons and note whether a NaN went by, then
- * a scan finds the first index holding that value (or the first NaN).
+ * Inside a block, two passes over data already in L1: the reduce kernel for
+ * MIN or MAX finds the extreme value (a NaN when there is one), then a
+ * lane-wide scan finds the first index holding it (-0 == +0, so the first
+ * zero of either sign), or the first NaN.
  */
 #include <config.h>
 #include <string.h>
@@ -18,68 +19,31 @@
 
 struct wrc_arg {
     size_t size;
-    /* index in x[0..n), n >= 1, of the first minimum (is_max == 0) or maximum */
-    size_t (*block)(const void *x, size_t n, int is_max);
+    /* the first index in x[0..n) holding *m, or the first NaN if *m is one */
+    size_t (*find)(const void *x, size_t n, const union wrc_val *m);
     /* 1 if the element at b (later index) replaces the one at a */
     int (*better)(const void *a, const void *b, int is_max);
 };
 
 #define WRC_DEF_ARG(sfx, T, U, E, K)                                             \
-    WRC_INLINE size_t wrc_argblk_##sfx(const T *x, size_t n, int is_max)         \
+    static size_t wrc_argfind_##sfx(const void *vx, size_t n, const union wrc_val *m) \
     {                                                                            \
         enum { L = WRC_LANES(T) };                                               \
-        T acc[L], m;                                                             \
-        T nan[L];                     /* a NaN seen by the lane, else 0 */      \
-        int anynan = 0;                                                          \
+        const T *x = (const T *)vx, v = m->sfx;                                  \
         size_t i, l;                                                             \
-        if (n < (size_t)L) {                                                     \
-            size_t best = 0;                                                     \
-            for (i = 1; i < n; i++)                                              \
-                if (wr_arg_better_##sfx(x[best], x[i], is_max)) best = i;        \
-            return best;                                                         \
-        }                                                                        \
-        /* x[0] seeds the lanes: any value of the array is a valid start, and */ \
-        /* unlike an identity it is right for an all-+inf argmin */              \
-        for (l = 0; l < L; l++) { acc[l] = x[0]; nan[l] = 0; }                   \
-        for (i = 0; i + L <= n; i += L) {                                        \
-            /* not unrolled: gcc vectorises a float select only in the loop */  \
-            /* vectoriser (lanes then live in L1, still a vector per cycle) */  \
-            for (l = 0; l < L; l++) {                                            \
-                T v = x[i + l];                                                  \
-                nan[l] = v != v ? v : nan[l];                                    \
-                if (is_max) acc[l] = acc[l] < v ? v : acc[l];                    \
-                else        acc[l] = v < acc[l] ? v : acc[l];                    \
-            }                                                                    \
-        }                                                                        \
-        for (l = 0; i < n; i++, l++) {                                           \
-            nan[l] = x[i] != x[i] ? x[i] : nan[l];                               \
-            if (is_max) acc[l] = acc[l] < x[i] ? x[i] : acc[l];                  \
-            else        acc[l] = x[i] < acc[l] ? x[i] : acc[l];                  \
-        }                                                                        \
-        m = acc[0];                                                              \
-        for (l = 0; l < L; l++) {                                                \
-            anynan |= nan[l] != nan[l];                                          \
-            if (is_max) m = m < acc[l] ? acc[l] : m;                             \
-            else        m = acc[l] < m ? acc[l] : m;                             \
-        }                                                                        \
-        if (anynan) {                                                            \
+        if (v != v) {                                                            \
             for (i = 0; i < n; i++)                                              \
                 if (x[i] != x[i]) return i;                                      \
+            return 0;                                                            \
         }                                                                        \
-        /* the first index holding m: a lane-wide test, then one by one */      \
-        for (i = 0; i + L <= n; i += L) {                                        \
+        for (i = 0; i + L <= n; i += L) {   /* a lane-wide test first */         \
             int hit = 0;                                                         \
-            for (l = 0; l < L; l++) hit |= x[i + l] == m;                        \
+            for (l = 0; l < L; l++) hit |= x[i + l] == v;                        \
             if (hit) break;                                                      \
         }                                                                        \
         for (; i < n; i++)                                                       \
-            if (x[i] == m) return i;                                             \
-        return 0; /* not reached: m is one of x[] */                             \
-    }                                                                            \
-    static size_t wrc_argblock_##sfx(const void *x, size_t n, int is_max)        \
-    {                                                                            \
-        return is_max ? wrc_argblk_##sfx((const T *)x, n, 1)                     \
-                      : wrc_argblk_##sfx((const T *)x, n, 0);                    \
+            if (x[i] == v) return i;                                             \
+        return 0; /* not reached: the extreme is one of x[] */                   \
     }                                                                            \
     static int wrc_argbetter_##sfx(const void *a, const void *b, int is_max)     \
     {                                                                            \
@@ -88,17 +52,20 @@ struct wrc_arg {
 WRC_TYPES(WRC_DEF_ARG)
 #undef WRC_DEF_ARG
 
-#define WRC_ARG_ENTRY(sfx, T, U, E, K) [E] = { sizeof(T), wrc_argblock_##sfx, wrc_argbetter_##sfx },
+#define WRC_ARG_ENTRY(sfx, T, U, E, K) [E] = { sizeof(T), wrc_argfind_##sfx, wrc_argbetter_##sfx },
 static const struct wrc_arg wrc_arg_tab[WRC_NTYPES] = { WRC_TYPES(WRC_ARG_ENTRY) };
 #undef WRC_ARG_ENTRY
 
 /* Index of the answer among blocks [b0, b1) of x (n elements in all). */
-static size_t arg_blocks(const struct wrc_arg *k, const char *x, size_t n, size_t b0, size_t b1, int is_max)
+static size_t arg_blocks(const struct wrc_arg *k, const struct wrc_red *ext, const char *x, size_t n,
+                         size_t b0, size_t b1, int is_max)
 {
     size_t best = 0, b;
     for (b = b0; b < b1; b++) {
-        size_t i = b * WRC_BLOCK, len = n - i < WRC_BLOCK ? n - i : WRC_BLOCK;
-        size_t j = i + k->block(x + i * k->size, len, is_max);
+        size_t i = b * WRC_BLOCK, len = n - i < WRC_BLOCK ? n - i : WRC_BLOCK, j;
+        union wrc_val m;
+        ext->block(x + i * k->size, len, &m);
+        j = i + k->find(x + i * k->size, len, &m);
         if (b == b0 || k->better(x + best * k->size, x + j * k->size, is_max)) best = j;
     }
     return best;
@@ -108,6 +75,7 @@ wr_status wrc_argext(const void *in, size_t count, wr_type type, int is_max, siz
                      char *err)
 {
     const struct wrc_arg *k = &wrc_arg_tab[type];
+    const struct wrc_red *ext = wrc_red_kernels(type, is_max ? WR_MAX : WR_MIN);
     const char *x = (const char *)in;
     size_t part[WRC_CHUNKS_MAX];
     size_t nb = (count + WRC_BLOCK - 1) / WRC_BLOCK, cb = 1, nc, c, best;
@@ -119,10 +87,10 @@ wr_status wrc_argext(const void *in, size_t count, wr_type type, int is_max, siz
     if (count >= WRC_PAR_MIN && wrc_max_threads() > 1) {
         WRC_PRAGMA(omp parallel for schedule(static))
         for (c = 0; c < nc; c++)
-            part[c] = arg_blocks(k, x, count, c * cb, c + 1 == nc ? nb : (c + 1) * cb, is_max);
+            part[c] = arg_blocks(k, ext, x, count, c * cb, c + 1 == nc ? nb : (c + 1) * cb, is_max);
     } else {
         for (c = 0; c < nc; c++)
-            part[c] = arg_blocks(k, x, count, c * cb, c + 1 == nc ? nb : (c + 1) * cb, is_max);
+            part[c] = arg_blocks(k, ext, x, count, c * cb, c + 1 == nc ? nb : (c + 1) * cb, is_max);
     }
     best = part[0];
     for (c = 1; c < nc; c++)

@@ -31,7 +31,8 @@
 
 /* Full unrolling of the short fixed-count lane loops keeps the lane
  * accumulators in vector registers (gcc -O2 otherwise vectorises the lane
- * loop with the accumulators in memory). */
+ * loop with the accumulators in memory).  Loops that select between floats
+ * are left rolled: gcc vectorises those only in its loop vectoriser. */
 #if defined(__GNUC__)
 #  define WRC_UNROLL _Pragma("GCC unroll 64")
 #else
@@ -70,12 +71,17 @@
 
 /* Scan block: output i = base(block) op scan-inside-block(i).  Small enough
  * that a float scan inside a block stays within 6e-5 relative even as one
- * sequential chain; bases are carried in double. */
+ * sequential chain; bases are carried in double.  Not a power of two: blocks
+ * scanned side by side are then not 4 KiB apart, which would make every load
+ * of one wait on the stores of another (4K aliasing) and put them all in one
+ * L1 set.  1008 * 4 bytes is a multiple of 16, so SSE2 loads and stores keep
+ * the array's alignment in every block. */
 #define WRC_SCAN_BLOCK 1008
 /* Blocks scanned side by side in one pass (independent dependency chains). */
 #define WRC_SCAN_WAYS 8
-/* Input bytes one thread handles per round of the parallel scan: read once
- * from memory to sum its blocks, then scanned again while still in L2. */
+/* Input bytes of one run of the scan: read once from memory to sum its
+ * blocks, then scanned again while still in L2 (with the next run arriving
+ * there by prefetch). */
 #define WRC_SCAN_ROUND_BYTES ((size_t)256 * 1024)
 /* Outputs at least this large are written with non-temporal stores: they
  * would not stay in cache anyway, and streaming stores save the read for

@@ -11,9 +11,11 @@
  *      pairwise;
  *   3. the chunk results combined pairwise.
  * Threads take whole chunks, so the tree is the same on 1 or 100 threads.
- * For float SUM the error is that of a chain of L + log2(n) additions
- * (pairwise summation, Higham, "The accuracy of floating point summation",
- * SIAM J. Sci. Comput. 14, 1993), well inside DESIGN.md's bound.
+ * For float SUM the error is that of a chain of WRC_BLOCK / L + log2(n)
+ * additions (at most 128 + log2(n) for float, 256 + log2(n) for double:
+ * blocked pairwise summation, Higham, "The accuracy of floating point
+ * summation", SIAM J. Sci. Comput. 14, 1993), inside DESIGN.md's bound of
+ * 1024 + log2(n).
  *
  * A row or a segment is reduced by the same function as wr_reduce on the
  * same elements, so reduce_rows and reduce_segments give exactly the bits

@@ -3,25 +3,26 @@
  *
  * Output i is base(block of i) op scan-inside-the-block(i), blocks of
  * WRC_SCAN_BLOCK elements:
- *   - the scan inside a block is one sequential chain in the element type,
- *     started from the identity (for float SUM, from the low part of the
- *     base, see below);
+ *   - the scan inside a block runs in the element type from the neutral
+ *     value: one sequential chain in the generic kernel; for SUM on x86-64,
+ *     a prefix per SSE2 register plus a chain from register to register;
  *   - the base of block j is the total of blocks 0..j-1, carried block by
  *     block in a fixed order: in the element type for integers (exact,
  *     wrapping), in double for floats, and for float SUM as an unevaluated
  *     sum hi + lo kept by TwoSum (Knuth, TAOCP vol. 2, 4.2.2), so that the
  *     bases of a 2^30-element float or double scan are as good as the
- *     format allows.  A float SUM block then starts its chain from the part
- *     of the base that the element type cannot hold, and adds the rest when
+ *     format allows.  A float SUM block starts its chain from the part of
+ *     the base that the element type cannot hold, and adds the rest when
  *     writing: out = hi + (lo + x0 + x1 + ...).
  * Block totals come from the reduce block kernel, so every output is a fixed
  * function of the input and the count, whatever the number of threads.
  *
- * Parallel form: a chained single pass over runs of blocks of about
- * WRC_SCAN_ROUND_BYTES (see wrc_scan): each run is read from memory once to
- * sum its blocks, and scanned again while it is still in L2, WRC_SCAN_WAYS
- * blocks side by side so that their dependency chains overlap.  The output
- * is written once, with streaming stores when it is larger than the caches.
+ * The array is processed in runs of about WRC_SCAN_ROUND_BYTES (see
+ * wrc_scan): a run is read from memory once to sum its blocks, then scanned
+ * again while it is still in L2, several blocks side by side so that their
+ * dependency chains overlap, while the next run is prefetched.  The output is
+ * written once, with streaming stores when it is larger than the caches.
+ * Threads take runs in order and hand the carry from one run to the next.
  */
 #include <config.h>
 #include <math.h>
@@ -44,10 +45,10 @@ struct wrc_scan {
     void (*start)(struct wrc_carry *c);
     /* for j in [0, n): bases[j] = *c (when bases != NULL); *c = *c op t[j] */
     void (*advance)(struct wrc_carry *c, const union wrc_val *t, size_t n, struct wrc_carry *bases);
-    /* scan nblk <= WRC_SCAN_WAYS consecutive blocks, full but the last (of
-     * len_last elements), block w starting from bases[w]; streaming
-     * stores when stream; pf: as many input bytes as this tile reads, to
-     * prefetch at the pace this tile consumes its own (NULL: none) */
+    /* scan nblk <= WRC_SCAN_RUN_MAX consecutive blocks, full but the last
+     * (of len_last elements), block w starting from bases[w]; streaming
+     * stores when stream; pf: as many input bytes as this call reads, to
+     * prefetch at the pace it reads its own (NULL: none) */
     void (*tile)(const void *in, void *out, size_t nblk, size_t len_last, const struct wrc_carry *bases,
                  int exclusive, int stream, const char *pf);
 };
@@ -55,8 +56,6 @@ struct wrc_scan {
 /* Bytes of scanned blocks the SSE2 kernel stages in L1 before streaming them
  * out (whole blocks: 4 of float, 2 of double). */
 #define WRC_SCAN_STAGE 16384
-/* Elements of one way staged per step before streaming them out. */
-#define WRC_SCAN_SLICE 128
 /* Most blocks a thread takes per round (the smallest type has 4 bytes). */
 #define WRC_SCAN_RUN_MAX (WRC_SCAN_ROUND_BYTES / (WRC_SCAN_BLOCK * 4))
 
@@ -149,10 +148,10 @@ static inline double wrc_dop(wr_op op, double a, double b)
         }                                                                        \
     }                                                                            \
     /* n steps of ways blocks side by side (ways a constant where inlined): */   \
-    /* block w reads in[w * S + k] and writes dst[w * dstride + k] */            \
-    static inline void wrc_srun_##sfx##_##op(const T *in, T *dst, size_t dstride, \
-                                             const T *hi, T *acc, size_t ways,   \
-                                             size_t n, int exclusive, const char *pf) \
+    /* block w reads in[w * S + k] and writes out[w * S + k] */                  \
+    static inline void wrc_srun_##sfx##_##op(const T *in, T *out, const T *hi,   \
+                                             T *acc, size_t ways, size_t n,      \
+                                             int exclusive, const char *pf)      \
     {                                                                            \
         size_t k, w;                                                             \
         for (k = 0; k < n; k++) {                                                \
@@ -161,41 +160,39 @@ static inline double wrc_dop(wr_op op, double a, double b)
             for (w = 0; w < ways; w++) {                                         \
                 T x = in[w * WRC_SCAN_BLOCK + k];                                \
                 if (exclusive) {                                                 \
-                    dst[w * dstride + k] = wr_##op##_##sfx(hi[w], acc[w]);       \
+                    out[w * WRC_SCAN_BLOCK + k] = wr_##op##_##sfx(hi[w], acc[w]); \
                     acc[w] = wr_##op##_##sfx(acc[w], x);                         \
                 } else {                                                         \
                     acc[w] = wr_##op##_##sfx(acc[w], x);                         \
-                    dst[w * dstride + k] = wr_##op##_##sfx(hi[w], acc[w]);       \
+                    out[w * WRC_SCAN_BLOCK + k] = wr_##op##_##sfx(hi[w], acc[w]); \
                 }                                                                \
             }                                                                    \
         }                                                                        \
     }                                                                            \
+    /* scalar chains, compute-bound: plain stores (stream is not used) */      \
     static void wrc_stile_##sfx##_##op(const void *vin, void *vout, size_t nblk,  \
                                        size_t len_last, const struct wrc_carry *bases, \
                                        int exclusive, int stream, const char *pf) \
     {                                                                            \
-        enum { W = WRC_SCAN_WAYS, S = WRC_SCAN_BLOCK, SL = WRC_SCAN_SLICE };     \
+        enum { W = WRC_SCAN_WAYS, S = WRC_SCAN_BLOCK };                          \
         const T *in = (const T *)vin;                                            \
         T *out = (T *)vout;                                                      \
-        T hi[W], acc[W], stage[W * SL];                                          \
-        size_t w, k0;                                                            \
-        for (w = 0; w < nblk; w++) wrc_sbase_##sfx##_##op(&bases[w], &hi[w], &acc[w]); \
-        if (nblk == W && len_last == S) {                                        \
-            for (k0 = 0; k0 < S; k0 += SL) {                                     \
-                size_t len = S - k0 < SL ? S - k0 : SL;                          \
-                T *dst = stream ? stage : out + k0;                              \
-                size_t ds = stream ? SL : S;                                     \
-                const char *p = pf ? pf + k0 * W * sizeof(T) : NULL;             \
-                if (exclusive) wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, len, 1, p); \
-                else           wrc_srun_##sfx##_##op(in + k0, dst, ds, hi, acc, W, len, 0, p); \
-                if (stream)                                                      \
-                    for (w = 0; w < W; w++)                                      \
-                        wrc_stream_copy(out + w * S + k0, stage + w * SL, len * sizeof(T)); \
-            }                                                                    \
-        } else {                 /* the end of the array: one block at a time */ \
-            for (w = 0; w < nblk; w++) {                                         \
-                size_t len = w + 1 == nblk ? len_last : S;                       \
-                wrc_srun_##sfx##_##op(in + w * S, out + w * S, 0, hi + w, acc + w, 1, len, exclusive, NULL); \
+        T hi[W], acc[W];                                                         \
+        size_t g, w;                                                             \
+        (void)stream;                                                            \
+        for (g = 0; g < nblk; g += W) {         /* W blocks side by side */      \
+            size_t nw = nblk - g < W ? nblk - g : W;                             \
+            const char *p = pf ? pf + g * S * sizeof(T) : NULL;                  \
+            for (w = 0; w < nw; w++) wrc_sbase_##sfx##_##op(&bases[g + w], &hi[w], &acc[w]); \
+            if (nw == W && (g + W < nblk || len_last == S)) {                    \
+                if (exclusive) wrc_srun_##sfx##_##op(in + g * S, out + g * S, hi, acc, W, S, 1, p); \
+                else           wrc_srun_##sfx##_##op(in + g * S, out + g * S, hi, acc, W, S, 0, p); \
+            } else {             /* the end of the array: one block at a time */ \
+                for (w = 0; w < nw; w++) {                                       \
+                    size_t len = g + w + 1 == nblk ? len_last : S;               \
+                    wrc_srun_##sfx##_##op(in + (g + w) * S, out + (g + w) * S, hi + w, acc + w, 1, \
+                                          len, exclusive, NULL);                 \
+                }                                                                \
             }                                                                    \
         }                                                                        \
     }
@@ -222,9 +219,9 @@ static const struct wrc_scan wrc_scan_tab[WRC_NTYPES][WRC_NOPS] = {
  * from one vector to the next is one add and one shuffle, and four blocks go
  * side by side, so the scan runs near the speed of its loads and stores.
  * Lanes shifted in hold the neutral (-0 for floats), so a scan of -0s stays
- * -0.  Same structure as the generic kernel: out = hi + (start + prefix
- * inside the block); an inclusive output is bit for bit what the generic
- * kernel's first-order sum would be only for integers, but it is as fixed.
+ * -0.  Same structure as the generic kernel, out = hi + (start + prefix
+ * inside the block), with the prefix summed in another (equally fixed)
+ * order.
  */
 static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
 {
@@ -314,8 +311,8 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
         enum { S = WRC_SCAN_BLOCK, V = 16 / sizeof(T) };                         \
         const T *in = (const T *)vin;                                            \
         T *out = (T *)vout;                                                      \
-        __m128i hi[WRC_SCAN_WAYS], carry[WRC_SCAN_WAYS];                         \
-        T h[WRC_SCAN_WAYS], lane[V];                                             \
+        __m128i hi[WRC_SCAN_RUN_MAX], carry[WRC_SCAN_RUN_MAX];                   \
+        T h[WRC_SCAN_RUN_MAX], lane[V];                                          \
         size_t w, nfull = len_last == S ? nblk : nblk - 1;                       \
         /* the blocks' starts keep out's alignment (S * size % 16 == 0) */       \
         stream = stream && ((uintptr_t)out & 15) == 0;                           \
@@ -402,24 +399,19 @@ struct wrc_scan_call {
 };
 
 /*
- * Scan blocks [b0, b1) with their bases, WRC_SCAN_WAYS at a time.  While a
- * tile is scanned, the matching part of the run this thread does next (pf:
- * its first input byte, pf_len bytes, or NULL) is prefetched at the pace the
- * tile reads its own input, so that reading the next run from memory
- * overlaps this run's arithmetic instead of following it.
+ * Scan blocks [b0, b1) with their bases.  While they are scanned, the run
+ * this thread does next (pf: its first input byte, pf_len bytes, or NULL) is
+ * prefetched at the pace the scan reads its own input, so that reading the
+ * next run from memory overlaps this run's arithmetic instead of following
+ * it (the last run, shorter, is not prefetched).
  */
 static void scan_blocks(const struct wrc_scan_call *c, size_t b0, size_t b1, const struct wrc_carry *bases,
                         const char *pf, size_t pf_len)
 {
-    size_t tile = WRC_SCAN_WAYS * WRC_SCAN_BLOCK * c->k->size, b, done = 0;
-    for (b = b0; b < b1; b += WRC_SCAN_WAYS) {
-        size_t nblk = b1 - b < WRC_SCAN_WAYS ? b1 - b : WRC_SCAN_WAYS;
-        size_t len_last = b + nblk == c->nb ? c->count - (c->nb - 1) * WRC_SCAN_BLOCK : WRC_SCAN_BLOCK;
-        size_t off = b * WRC_SCAN_BLOCK * c->k->size;
-        const char *p = pf != NULL && done + tile <= pf_len ? pf + done : NULL;
-        c->k->tile(c->in + off, c->out + off, nblk, len_last, bases + (b - b0), c->exclusive, c->stream, p);
-        done += tile;
-    }
+    size_t len_last = b1 == c->nb ? c->count - (c->nb - 1) * WRC_SCAN_BLOCK : WRC_SCAN_BLOCK;
+    size_t off = b0 * WRC_SCAN_BLOCK * c->k->size;
+    const char *p = pf != NULL && pf_len >= (b1 - b0) * WRC_SCAN_BLOCK * c->k->size ? pf : NULL;
+    c->k->tile(c->in + off, c->out + off, b1 - b0, len_last, bases, c->exclusive, c->stream, p);
 }
 
 /* Input bytes of run j (NULL when there is none). */

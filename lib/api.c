@@ -236,6 +236,7 @@ wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t 
     struct wr_slot *run, *loc;
     size_t outb, offb, first, last, s, *host_off = NULL;
     const size_t *off;
+    int need_copy = 0;
     wr_status st;
     NO_CTX(fn);
     CHECK(check_type_op(ctx, fn, type, op));
@@ -257,14 +258,22 @@ wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t 
     }
     CHECK(check_extent(ctx, fn, "nsegments", nsegments, wr_type_size(type), &outb));
 
-    /* offsets may live in device memory when a cuda backend will read them */
+    /* offsets may live in device memory when a cuda backend will read them.
+     * Managed offsets are copied through the device runtime too when a cuda
+     * backend is there: on devices without concurrent managed access a host
+     * read can fault while another thread's kernel runs. */
     off = offsets;
     loc = ctx->cuda.ops ? &ctx->cuda : (ctx->locator.ops ? &ctx->locator : NULL);
-    if (loc && loc->ops->locate(loc->state, offsets) == WR_MEM_DEVICE) {
-        if (ctx->cuda.ops == NULL) {
+    if (loc) {
+        wr_mem_kind k = loc->ops->locate(loc->state, offsets);
+        if (k == WR_MEM_DEVICE || (k == WR_MEM_MANAGED && ctx->cuda.ops != NULL))
+            need_copy = 1;
+        if (k == WR_MEM_DEVICE && ctx->cuda.ops == NULL) {
             wri_set_error(ctx, "%s: offsets is device memory, which the cpu backend cannot reach", fn);
             return WR_ERR_INVALID_ARG;
         }
+    }
+    if (need_copy) {
         host_off = malloc(offb);
         if (host_off == NULL) {
             wri_set_error(ctx, "%s: out of memory copying offsets", fn);

@@ -1,6 +1,6 @@
 /*
  * cpuloops.c -- the plain OpenMP loops the cpu backend is compared with
- * (issue 4's CPU targets), measured by warpred-bench in the same run:
+ * (the CPU performance targets of doc/PERFORMANCE.md), measured by warpred-bench in the same run:
  *
  *  - sum:  `#pragma omp parallel for simd reduction(+:s)`, what a user would
  *          write by hand (a per-thread/per-lane sequential accumulator: fast,

@@ -1,7 +1,7 @@
 /*
  * output.c -- warpred-bench's output: an aligned table (stdout, or stderr
  * when stdout carries CSV/JSON), CSV, JSON, progress lines on stderr, and the
- * summary of issue 4's targets computed from the rows of this run.
+ * summary of the performance targets (doc/PERFORMANCE.md) computed from the rows of this run.
  */
 #include <config.h>
 #include <math.h>
@@ -217,7 +217,7 @@ void bench_progress(const char *fmt, ...)
     fputc('\n', stderr);
 }
 
-/* ---- issue 4's targets, from this run's rows -------------------------- */
+/* ---- the performance targets, from this run's rows -------------------------- */
 
 /* The row of (section, backend, name, type, op, param) at n, or at the
  * largest n measured when n == 0. */
@@ -283,7 +283,7 @@ static void target(const char *what, const char *backend, const char *name, cons
 void bench_targets(void)
 {
     const size_t n28 = (size_t)1 << 28, n25 = (size_t)1 << 25;
-    fprintf(out.table, "\nIssue 4 targets from this run (ratios: reference time / our time; "
+    fprintf(out.table, "\nPerformance targets (doc/PERFORMANCE.md) from this run (ratios: reference time / our time; "
             "a figure at another n is indicative only):\n");
     target("cuda reduce sum f32 2^28 >= 1.00x CUB", "cuda", "reduce", "f32", "sum", "", n28, T_REF_RATIO, 1.0);
     target("cuda reduce sum f64 2^28 >= 1.00x CUB", "cuda", "reduce", "f64", "sum", "", n28, T_REF_RATIO, 1.0);

@@ -46,15 +46,17 @@ k_reduce(const T *__restrict__ in, size_t n, T *__restrict__ part, unsigned *__r
 }
 
 /* Grid for a grid-strided pass over n elements: enough blocks to fill the
- * device, more only so that no thread chains more than ~256 vectors (keeps
- * the float error bound of DESIGN.md for any n), at most kMaxGrid. */
-unsigned reduce_grid(size_t n, size_t elem, int sms, int per_sm)
+ * device (one wave: every block resident, no partial last wave), more only
+ * where `chained` asks that no thread chains more than ~256 vectors (keeps
+ * the float error bound of DESIGN.md for any n; argmin/argmax are exact and
+ * do not need it), at most kMaxGrid. */
+unsigned reduce_grid(size_t n, size_t elem, int sms, int per_sm, bool chained)
 {
     const size_t nv = n / (16 / elem) + 1;
     const size_t per_iter = (size_t)kThreads * kUnroll;
     size_t need = (nv + per_iter - 1) / per_iter;
     size_t fill = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
-    size_t chain = (nv + per_iter * 64 - 1) / (per_iter * 64);
+    size_t chain = chained ? (nv + per_iter * 64 - 1) / (per_iter * 64) : 0;
     size_t g = need < fill ? need : (fill > chain ? fill : chain);
     if (g > kMaxGrid) g = kMaxGrid;
     return g ? (unsigned)g : 1u;
@@ -67,7 +69,7 @@ struct reduce_fn {
         static std::atomic<int> per_sm{0};
         auto k = k_reduce<O, T>;
         if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
-        unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed));
+        unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed), true);
         k<<<g, kThreads, 0, L.st>>>((const T *)in, n, (T *)L.part, L.ctr, (T *)dst, (const T *)carry);
         WRC_CKLAUNCH("reduce kernel launch");
         return WR_SUCCESS;
@@ -80,10 +82,16 @@ constexpr size_t kNone = ~(size_t)0;     /* "no element yet" */
 
 template <typename T> struct apair { size_t i; T v; };
 
-#define WRC_ARG_BETTER(sfx, T, U, E) \
-    __device__ __forceinline__ int arg_better(T a, T b, int is_max) { return wr_arg_better_##sfx(a, b, is_max); }
-WR_TYPES(WRC_ARG_BETTER)
-#undef WRC_ARG_BETTER
+/* wr_arg_better_* of lib/wr_ops.h (does b, at a later index, beat a?)
+ * without its early returns, which ptxas keeps as branches in the hot loop:
+ * a NaN a is never beaten (a == a fails), a NaN b beats any other a, and
+ * otherwise b must be strictly better; !(a >= b) is "a < b or either is
+ * NaN".  -0 and +0 compare equal, so neither beats the other. */
+template <typename T>
+__device__ __forceinline__ bool arg_better(T a, T b, bool is_max)
+{
+    return (a == a) & (is_max ? !(a >= b) : !(b >= a));
+}
 
 /* The winner of two candidates, whatever order they come in: the better
  * value, and on a tie (or two NaNs) the smaller index -- the rule of
@@ -100,7 +108,7 @@ __device__ __forceinline__ apair<T> pick(apair<T> a, apair<T> b)
 template <bool MAX, typename T>
 __device__ __forceinline__ void visit(apair<T> &acc, T x, size_t i)
 {
-    if (acc.i == kNone || arg_better(acc.v, x, MAX)) { acc.v = x; acc.i = i; }
+    if ((acc.i == kNone) | arg_better(acc.v, x, MAX)) { acc.v = x; acc.i = i; }   /* | : no branch */
 }
 
 template <bool MAX, typename T>
@@ -128,20 +136,44 @@ __device__ __forceinline__ apair<T> block_pick(apair<T> a, apair<T> *s)
     return warp_pick<MAX>(a);
 }
 
+/* The best element of one vector and its offset there: a pairwise
+ * tournament in which the earlier candidate is always the first argument of
+ * arg_better, so a tie (or two NaNs) keeps the lower offset.  Ordering the
+ * candidates by (better value, lower index) is a total order, so the
+ * tournament picks what a left-to-right scan would. */
+template <bool MAX, typename T>
+__device__ __forceinline__ T vpick(const vec<T> &x, unsigned &o)
+{
+    if constexpr (sizeof(T) == 4) {
+        const bool b01 = arg_better(x.v[0], x.v[1], MAX), b23 = arg_better(x.v[2], x.v[3], MAX);
+        const T a = b01 ? x.v[1] : x.v[0], c = b23 ? x.v[3] : x.v[2];
+        const bool bac = arg_better(a, c, MAX);
+        o = bac ? (b23 ? 3u : 2u) : (b01 ? 1u : 0u);
+        return bac ? c : a;
+    } else {
+        const bool b = arg_better(x.v[0], x.v[1], MAX);
+        o = b ? 1u : 0u;
+        return b ? x.v[1] : x.v[0];
+    }
+}
+
 /* Thread share of an argext pass: visits its elements in increasing index
- * order per accumulator, so "strictly better replaces" keeps the first. */
+ * order per accumulator, so "strictly better replaces" keeps the first.  A
+ * vector is first reduced to its best element with a small offset (vpick),
+ * and only that candidate meets the accumulator: one "no element yet" test,
+ * one full comparison and one 64-bit index per vector instead of per
+ * element (the per-element work held argmax below the copy ceiling). */
 template <bool MAX, typename T>
 __device__ __forceinline__ apair<T> team_pick(const T *__restrict__ in, size_t n, size_t lane, size_t team)
 {
-    constexpr size_t V = 16 / sizeof(T);
     apair<T> acc[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; u++) { acc[u].i = kNone; acc[u].v = T(); }
     team_walk(in, 0, n, lane, team, acc,
               [](apair<T> &a, T x, size_t i) { visit<MAX>(a, x, i); },
               [](apair<T> &a, const vec<T> &x, size_t i) {
-#pragma unroll
-                  for (size_t j = 0; j < V; j++) visit<MAX>(a, x.v[j], i + j);
+                  unsigned o;
+                  visit<MAX>(a, vpick<MAX>(x, o), i + o);
               });
     return pick<MAX>(pick<MAX>(acc[0], acc[1]), pick<MAX>(acc[2], acc[3]));
 }
@@ -189,7 +221,7 @@ struct argext_fn {
         static std::atomic<int> per_sm{0};
         auto k = is_max ? k_argext<true, T> : k_argext<false, T>;
         if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
-        unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed));
+        unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed), false);
         k<<<g, kThreads, 0, L.st>>>((const T *)in, n, base, (apair<T> *)L.part, L.ctr,
                                     (apair<T> *)dst, (const apair<T> *)carry);
         WRC_CKLAUNCH("argext kernel launch");

@@ -12,6 +12,7 @@
  *    folds in order (no floating atomics: the same bits on every run).
  * Empty segments give the identity.
  */
+#include <atomic>
 #include "wrc.cuh"
 
 namespace wrc {
@@ -45,6 +46,70 @@ k_seg_group(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc s
         for (unsigned off = G / 2; off > 0; off /= 2)
             v = F::combine(v, __shfl_xor_sync(warpred::full_mask, v, off));
         if (valid && gl == 0) out[s] = b == e ? F::identity() : v;
+    }
+}
+
+/*
+ * Rows that start on 16-byte boundaries (in aligned, cols * sizeof(T) a
+ * multiple of 16) with the same group mapping as k_seg_group, but with the
+ * loads of R rows (short rows: R passes of the warp) or of up to 8 vectors
+ * of one row hoisted before any of them is reduced: 8 independent 16-byte
+ * loads in flight per thread instead of one (short rows) or four.  By
+ * Little's law an SM streaming its ~16 B/cycle share of HBM with ~1000+
+ * cycles of latency needs 16-32 KB in flight; k_seg_group on 128-byte rows
+ * kept one vector per thread between a load and the shuffles and stores
+ * that follow, and its tail (fewer warps left) far less.
+ * The lane's k-th vector of a row goes to accumulator k % kUnroll, in
+ * increasing k, and the accumulators and the group combine as in
+ * team_reduce and k_seg_group: every row gets the same bits as there.
+ * S = 8 / R vector slots per row per batch; only R == 1 (long rows, m > 8
+ * vectors a lane) takes more than one batch per row.
+ */
+template <wr_op O, typename T, int R>
+__global__ void __launch_bounds__(kThreads)
+k_rows_group(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t nv, unsigned G, unsigned m)
+{
+    typedef warpred::op<O, T> F;
+    constexpr int S = 8 / R;
+    const unsigned lane = threadIdx.x & 31, gl = lane & (G - 1);
+    const size_t per_warp = 32 / G;
+    const size_t warp = ((size_t)blockIdx.x * kThreads + threadIdx.x) / 32;
+    const size_t nwarps = (size_t)gridDim.x * (kThreads / 32);
+    const vec<T> *__restrict__ vp = reinterpret_cast<const vec<T> *>(in);
+    /* the loop is uniform over the warp (the shuffles need every lane) */
+    for (size_t r0 = warp * per_warp * R; r0 < rows; r0 += nwarps * per_warp * R) {
+        const size_t s0 = r0 + lane / G;
+        T acc[R][kUnroll];
+#pragma unroll
+        for (int j = 0; j < R; j++)
+#pragma unroll
+            for (int u = 0; u < kUnroll; u++) acc[j][u] = F::neutral();
+        for (unsigned c = 0; c < m; c += S) {
+            vec<T> x[R][S];
+#pragma unroll
+            for (int j = 0; j < R; j++)
+#pragma unroll
+                for (int q = 0; q < S; q++) {
+                    const size_t s = s0 + j * per_warp, vi = gl + (size_t)(c + q) * G;
+                    if (s < rows && vi < nv) x[j][q] = vp[s * nv + vi];
+                }
+#pragma unroll
+            for (int j = 0; j < R; j++)
+#pragma unroll
+                for (int q = 0; q < S; q++) {
+                    const size_t s = s0 + j * per_warp, vi = gl + (size_t)(c + q) * G;
+                    /* (c + q) % kUnroll == q % kUnroll: c is a multiple of S, and S of kUnroll when c > 0 */
+                    if (s < rows && vi < nv) acc[j][q % kUnroll] = F::combine(acc[j][q % kUnroll], vreduce<F>(x[j][q]));
+                }
+        }
+#pragma unroll
+        for (int j = 0; j < R; j++) {
+            T v = F::combine(F::combine(acc[j][0], acc[j][1]), F::combine(acc[j][2], acc[j][3]));
+            for (unsigned off = G / 2; off > 0; off /= 2)
+                v = F::combine(v, __shfl_xor_sync(warpred::full_mask, v, off));
+            const size_t s = s0 + j * per_warp;
+            if (s < rows && gl == 0) out[s] = v;
+        }
     }
 }
 
@@ -100,6 +165,25 @@ unsigned next_pow2(size_t x)
     return g;
 }
 
+/* Launch k_rows_group<O, T, R>: as many warps as make whole rounds of
+ * batches, at most one wave (every block resident), so that no warp is left
+ * with one more batch than most others while the rest of the device idles. */
+template <wr_op O, typename T, int R>
+wr_status launch_rows(lane &L, const T *in, T *out, size_t rows, size_t nv, unsigned G, unsigned m, char *err)
+{
+    static std::atomic<int> per_sm{0};
+    auto k = k_rows_group<O, T, R>;
+    if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
+    const size_t wpb = kThreads / 32;
+    const size_t units = (rows + (32 / G) * R - 1) / ((32 / G) * R);      /* warp batches */
+    const size_t most = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed) * wpb;
+    const size_t rounds = (units + most - 1) / most;
+    const size_t warps = (units + rounds - 1) / rounds;
+    k<<<(unsigned)((warps + wpb - 1) / wpb), kThreads, 0, L.st>>>(in, out, rows, nv, G, m);
+    WRC_CKLAUNCH("row kernel launch");
+    return WR_SUCCESS;
+}
+
 struct seg_fn {
     template <wr_op O, typename T>
     static wr_status run(lane &L, const void *in, void *out, size_t nseg, const size_t *off, size_t off_base,
@@ -110,6 +194,16 @@ struct seg_fn {
         if (vecs <= 16.0 * 32) {
             /* a group of lanes per segment, about one vector per lane per pass */
             const unsigned G = next_pow2((size_t)(vecs + 0.999));
+            if (!off && cols > 0 && (cols * sizeof(T)) % 16 == 0 && ((uintptr_t)in & 15) == 0) {
+                const size_t nv = cols / (16 / sizeof(T));
+                const unsigned m = (unsigned)((nv + G - 1) / G);       /* vectors a lane, <= 16 */
+                const T *i = (const T *)in;
+                T *o = (T *)out;
+                if (m <= 1) return launch_rows<O, T, 8>(L, i, o, nseg, nv, G, m, err);
+                if (m <= 2) return launch_rows<O, T, 4>(L, i, o, nseg, nv, G, m, err);
+                if (m <= 4) return launch_rows<O, T, 2>(L, i, o, nseg, nv, G, m, err);
+                return launch_rows<O, T, 1>(L, i, o, nseg, nv, G, m, err);
+            }
             size_t blocks = (nseg * G + kThreads - 1) / kThreads;
             const size_t cap = (size_t)L.sms * 16;
             if (blocks > cap) blocks = cap;

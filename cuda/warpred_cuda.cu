@@ -82,16 +82,6 @@ struct lane_x : lane {
 
 lane_x &X(lane &L) { return static_cast<lane_x &>(L); }
 
-/* cudaSetDevice only when another device is current: cudaGetDevice reads
- * the thread's current device without touching the driver. */
-cudaError_t use_device(int dev)
-{
-    int cur = -1;
-    if (cudaGetDevice(&cur) == cudaSuccess && cur == dev) return cudaSuccess;
-    (void)cudaGetLastError();
-    return cudaSetDevice(dev);
-}
-
 /* A kernel that proves the plugin holds code this device can run. */
 __global__ void k_probe(int *p) { if (p) *p = 0; }
 
@@ -193,7 +183,8 @@ wr_status lane_create(state *S, lane **out, char *err)
         WRC_CK(cudaMemsetAsync, (L->slot, 0, kSlots * kSlotBytes, L->st));
         WRC_CK(cudaMalloc, (&L->part, (size_t)kMaxGrid * 16));
         L->part_cap = (size_t)kMaxGrid * 16;
-        WRC_CK(cudaHostAlloc, ((void **)&L->hres, kSlotBytes, S->can_map ? cudaHostAllocMapped : cudaHostAllocDefault));
+        const unsigned hflags = S->can_map ? cudaHostAllocMapped : cudaHostAllocDefault;
+        WRC_CK(cudaHostAlloc, ((void **)&L->hres, kSlotBytes, hflags));
         if (S->can_map && cudaHostGetDevicePointer((void **)&L->hres_dev, L->hres, 0) != cudaSuccess) {
             (void)cudaGetLastError();
             L->hres_dev = nullptr;                /* fall back to a copy into hres */
@@ -320,7 +311,11 @@ wr_status with_lane(void *s, char *err, Fn fn)
 {
     state *S = (state *)s;
     wr_status st = WR_SUCCESS;
-    cudaError_t e = use_device(S->dev);
+    /* Always set, not skipped when cudaGetDevice agrees: a caller's own
+     * driver-API context on the same device would also say "dev", and the
+     * lanes' streams belong to the primary context.  (Cheap when the
+     * device is already current.) */
+    cudaError_t e = cudaSetDevice(S->dev);
     if (e != cudaSuccess) {
         memo_n = 0;
         return fail(err, "cudaSetDevice", e);
@@ -472,7 +467,7 @@ void cu_describe(void *s, char *buf, size_t len)
 
 wr_mem_kind cu_locate(void *s, const void *p)
 {
-    if (use_device(((state *)s)->dev) != cudaSuccess) (void)cudaGetLastError();
+    if (cudaSetDevice(((state *)s)->dev) != cudaSuccess) (void)cudaGetLastError();
     const wr_mem_kind k = kind_of(p);
     memo_put(s, p, k);
     return k;
@@ -554,10 +549,12 @@ wr_status cu_argext(void *s, const void *in, size_t count, wr_type t, int is_max
          * outputs are host memory the last launch writes it into the lane's
          * host result area, else into slot 0, copied to each output. */
         unsigned char *acc = slot(L, 0);
-        const bool to_host = !dev_ok(kind_of(S, index)) && (value == nullptr || !dev_ok(kind_of(S, value)));
+        const bool to_host =
+            !dev_ok(kind_of(S, index)) && (value == nullptr || !dev_ok(kind_of(S, value)));
         void *fin = to_host ? host_result(L) : (void *)acc;
         WRC_TRY(each_chunk(S, L, in, count, es, err, [&](const void *d, size_t len, size_t off) {
-            return launch_argext(L, d, len, t, is_max, off, off + len == count ? fin : acc, off ? acc : nullptr, err);
+            return launch_argext(L, d, len, t, is_max, off, off + len == count ? fin : acc,
+                                 off ? acc : nullptr, err);
         }));
         if (to_host) {
             WRC_TRY(fetch_result(L, 8 + es, err));

@@ -235,7 +235,8 @@ wr_status wr_reduce(wr_context *ctx, const void *in, void *out, size_t count, wr
     CHECK(check_type_op(ctx, fn, type, op));
     CHECK(check_extent(ctx, fn, "count", count, wr_type_size(type), &inb));
     {
-        struct buf b[2] = { { "in", in, inb, 0, WR_MEM_HOST }, { "out", out, wr_type_size(type), 1, WR_MEM_HOST } };
+        struct buf b[2] = { { "in", in, inb, 0, WR_MEM_HOST },
+                            { "out", out, wr_type_size(type), 1, WR_MEM_HOST } };
         CHECK(prepare(ctx, fn, b, 2, 0, READS, &run));
     }
     return finish(ctx, fn, run, run->ops->reduce(run->state, in, out, count, type, op, err), err);

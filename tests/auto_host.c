@@ -66,7 +66,8 @@ static void reduce_on(wr_context *ctx, const int32_t *in, size_t n, wr_backend w
 {
     int32_t out = -5, sum = ref_sum(in, n);
     wr_status st = wr_reduce(ctx, in, &out, n, WR_INT32, WR_SUM);
-    ok(st == WR_SUCCESS && wr_context_last_backend(ctx) == want && out == (want == WR_BACKEND_CUDA ? tagged(sum) : sum),
+    ok(st == WR_SUCCESS && wr_context_last_backend(ctx) == want &&
+       out == (want == WR_BACKEND_CUDA ? tagged(sum) : sum),
        "%s: reduce ran on %s (%s)", what, want == WR_BACKEND_CUDA ? "cuda" : "cpu", where(ctx));
 }
 
@@ -118,7 +119,8 @@ static void one_thread(wr_context *ctx)
 static void other_contexts(void)
 {
     wr_context *cpu = NULL, *cuda = NULL;
-    if (wr_context_create(&cpu, WR_BACKEND_CPU) != WR_SUCCESS || wr_context_create(&cuda, WR_BACKEND_CUDA) != WR_SUCCESS)
+    if (wr_context_create(&cpu, WR_BACKEND_CPU) != WR_SUCCESS ||
+        wr_context_create(&cuda, WR_BACKEND_CUDA) != WR_SUCCESS)
         bail("CPU/CUDA contexts with the good fake: %s", wr_context_error(NULL));
     reduce_on(cpu, pinned[0], N, WR_BACKEND_CPU, "CPU context, pinned input");
     reduce_on(cuda, pageable[0], N, WR_BACKEND_CUDA, "CUDA context, pageable input");

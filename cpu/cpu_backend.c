@@ -84,6 +84,21 @@ static wr_status cpu_argext(void *state, const void *in, size_t count, wr_type t
     return wrc_argext(in, count, type, is_max, index, value, err);
 }
 
+/* Threads a call made now from this thread would run on: lib/'s AUTO cost
+ * model weighs the cpu by it.  Inside an active parallel region beyond the
+ * nesting the runtime allows, the backend's regions get one thread. */
+int wri_cpu_threads(void)
+{
+#ifdef _OPENMP
+    int n = omp_get_max_threads(), lim = omp_get_thread_limit();
+    if (omp_get_active_level() >= omp_get_max_active_levels()) return 1;
+    if (lim > 0 && n > lim) n = lim;
+    return n > 0 ? n : 1;
+#else
+    return 1;
+#endif
+}
+
 const struct wr_backend_ops wri_cpu_backend_ops = {
     .abi = WR_BACKEND_ABI,
     .name = "cpu",

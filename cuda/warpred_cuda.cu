@@ -48,12 +48,39 @@ namespace {
 struct state {
     int dev;
     int sms;
+    bool can_map;                /* the device can write mapped pinned host memory */
     char desc[300];
     size_t stage_bytes;          /* per staging buffer */
     std::mutex mu;
     std::vector<lane *> idle;    /* lanes not in use */
     std::vector<lane *> all;
 };
+
+/*
+ * A lane as this file sees it: the shared part (wrc.cuh) plus what only the
+ * call machinery here uses.
+ *
+ * Result delivery.  A reduce or argmin/argmax whose result goes to host
+ * memory has its last kernel write the result straight into hres, a small
+ * pinned host area mapped into the device's address space (zero-copy: the
+ * store crosses PCIe as part of the kernel), and with_lane() copies it to
+ * the caller with memcpy once the stream is synchronised.  Before, the
+ * result went to a device slot and came back with a cudaMemcpyAsync to the
+ * caller's variable, which for pageable memory is a staged, synchronous copy
+ * (several microseconds of the ~13 a small call took).  Without mapping
+ * (a device that cannot, or cudaHostGetDevicePointer refused) the kernel
+ * writes slot 0 and a device-to-pinned cudaMemcpyAsync brings it into hres:
+ * asynchronous, still no pageable copy.
+ */
+struct lane_x : lane {
+    unsigned char *hres = nullptr;      /* pinned host result area, kSlotBytes */
+    unsigned char *hres_dev = nullptr;  /* its device alias, or nullptr when not mapped */
+    bool copies = false;                /* this call queued work on h2d/d2h */
+    struct give { void *dst; size_t off, bytes; } gives[2];
+    int ngive = 0;                      /* results to copy out of hres after the sync */
+};
+
+lane_x &X(lane &L) { return static_cast<lane_x &>(L); }
 
 /* A kernel that proves the plugin holds code this device can run. */
 __global__ void k_probe(int *p) { if (p) *p = 0; }
@@ -75,6 +102,36 @@ wr_mem_kind kind_of(const void *p)
     }
 }
 
+/*
+ * What locate() just answered, remembered for the operation that follows in
+ * the same thread.  lib/ locates every buffer an operation will look at, in
+ * the calling thread, right before it calls the operation (wr_backend.h), so
+ * the newest entry for (state, pointer) is this call's answer: an older one
+ * (from a call that went to the cpu, or failed a check) is shadowed by the
+ * new locate of the same pointer, and a pointer not found falls back to
+ * cudaPointerGetAttributes.  This saves the operation a second driver query
+ * per buffer.  Forgotten when an operation ends.
+ */
+struct kind_memo { const void *state, *p; wr_mem_kind k; };
+constexpr unsigned kMemo = 4;          /* >= buffers lib/ locates for one call (3) */
+thread_local kind_memo memo[kMemo];
+thread_local unsigned memo_n;          /* entries written; the newest at (memo_n - 1) % kMemo */
+
+void memo_put(const void *s, const void *p, wr_mem_kind k)
+{
+    memo[memo_n % kMemo] = kind_memo{ s, p, k };
+    memo_n++;
+}
+
+wr_mem_kind kind_of(const state *S, const void *p)
+{
+    for (unsigned i = 0; i < kMemo && i < memo_n; i++) {
+        const kind_memo &m = memo[(memo_n - 1 - i) % kMemo];
+        if (m.state == S && m.p == p) return m.k;
+    }
+    return kind_of(p);
+}
+
 unsigned char *slot(lane &L, int i) { return L.slot + (size_t)i * kSlotBytes; }
 
 /* ---- lanes --------------------------------------------------------------- */
@@ -91,6 +148,7 @@ void lane_destroy(lane *L)
     cudaFree(L->sblk);
     cudaFree(L->segctr);
     cudaFree(L->doff);
+    cudaFreeHost(X(*L).hres);
     for (int b = 0; b < kStages; b++) {
         cudaFree(L->sdev[b]);
         cudaFreeHost(L->shost[b]);
@@ -105,12 +163,12 @@ void lane_destroy(lane *L)
     if (L->h2d) cudaStreamDestroy(L->h2d);
     if (L->d2h) cudaStreamDestroy(L->d2h);
     (void)cudaGetLastError();
-    delete L;
+    delete &X(*L);
 }
 
 wr_status lane_create(state *S, lane **out, char *err)
 {
-    lane *L = new (std::nothrow) lane();
+    lane_x *L = new (std::nothrow) lane_x();
     wr_status st = WR_SUCCESS;
     if (L == nullptr) {
         snprintf(err, WR_ERRLEN, "out of host memory for a CUDA stream's state");
@@ -125,6 +183,12 @@ wr_status lane_create(state *S, lane **out, char *err)
         WRC_CK(cudaMemsetAsync, (L->slot, 0, kSlots * kSlotBytes, L->st));
         WRC_CK(cudaMalloc, (&L->part, (size_t)kMaxGrid * 16));
         L->part_cap = (size_t)kMaxGrid * 16;
+        const unsigned hflags = S->can_map ? cudaHostAllocMapped : cudaHostAllocDefault;
+        WRC_CK(cudaHostAlloc, ((void **)&L->hres, kSlotBytes, hflags));
+        if (S->can_map && cudaHostGetDevicePointer((void **)&L->hres_dev, L->hres, 0) != cudaSuccess) {
+            (void)cudaGetLastError();
+            L->hres_dev = nullptr;                /* fall back to a copy into hres */
+        }
         return WR_SUCCESS;
     }();
     if (st != WR_SUCCESS) {
@@ -138,6 +202,7 @@ wr_status lane_create(state *S, lane **out, char *err)
 /* The staging buffers and copy streams, made on a lane's first host-memory call. */
 wr_status ensure_staging(state *S, lane &L, char *err)
 {
+    X(L).copies = true;                     /* every user of h2d/d2h comes through here */
     if (L.sbytes) return WR_SUCCESS;
     /* after a failure (out of memory) the next call completes what is missing */
     if (!L.h2d) WRC_CK(cudaStreamCreateWithFlags, (&L.h2d, cudaStreamDefault));
@@ -210,12 +275,34 @@ void drain(lane &L)
     (void)cudaGetLastError();
 }
 
+/* Wait for the call's work: the copy streams only when this call used them
+ * (a call on device memory leaves them idle: two synchronisations saved). */
 wr_status finish(lane &L, char *err)
 {
-    if (L.h2d) WRC_CK(cudaStreamSynchronize, (L.h2d));
-    if (L.d2h) WRC_CK(cudaStreamSynchronize, (L.d2h));
+    if (X(L).copies) {
+        if (L.h2d) WRC_CK(cudaStreamSynchronize, (L.h2d));
+        if (L.d2h) WRC_CK(cudaStreamSynchronize, (L.d2h));
+    }
     WRC_CK(cudaStreamSynchronize, (L.st));
     return WR_SUCCESS;
+}
+
+/* Where the last launch of a call writes a result bound for host memory. */
+void *host_result(lane &L) { return X(L).hres_dev ? (void *)X(L).hres_dev : (void *)slot(L, 0); }
+
+/* After that launch: bring the result into hres if the kernel could not
+ * write there itself. */
+wr_status fetch_result(lane &L, size_t bytes, char *err)
+{
+    if (!X(L).hres_dev) WRC_CK(cudaMemcpyAsync, (X(L).hres, slot(L, 0), bytes, cudaMemcpyDeviceToHost, L.st));
+    return WR_SUCCESS;
+}
+
+/* Copy bytes at hres + off to host dst once the call's work is done. */
+void give(lane &L, void *dst, size_t off, size_t bytes)
+{
+    lane_x &x = X(L);
+    x.gives[x.ngive++] = lane_x::give{ dst, off, bytes };
 }
 
 /* Run fn(lane) on a lane of this context: the shape of every operation. */
@@ -224,12 +311,28 @@ wr_status with_lane(void *s, char *err, Fn fn)
 {
     state *S = (state *)s;
     wr_status st = WR_SUCCESS;
+    /* Always set, not skipped when cudaGetDevice agrees: a caller's own
+     * driver-API context on the same device would also say "dev", and the
+     * lanes' streams belong to the primary context.  (Cheap when the
+     * device is already current.) */
     cudaError_t e = cudaSetDevice(S->dev);
-    if (e != cudaSuccess) return fail(err, "cudaSetDevice", e);
+    if (e != cudaSuccess) {
+        memo_n = 0;
+        return fail(err, "cudaSetDevice", e);
+    }
     lane *L = acquire(S, &st, err);
-    if (L == nullptr) return st;
+    if (L == nullptr) {
+        memo_n = 0;
+        return st;
+    }
+    lane_x &x = X(*L);
+    x.copies = false;
+    x.ngive = 0;
     st = fn(*L);
+    memo_n = 0;                              /* the locate answers were for this call */
     if (st == WR_SUCCESS) st = finish(*L, err);
+    if (st == WR_SUCCESS)
+        for (int i = 0; i < x.ngive; i++) memcpy(x.gives[i].dst, x.hres + x.gives[i].off, x.gives[i].bytes);
     if (st != WR_SUCCESS) drain(*L);
     release(S, L);
     return st;
@@ -319,6 +422,7 @@ wr_status cu_open(void **out, char *err)
     }
     S->dev = dev;
     S->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
+    S->can_map = p.canMapHostMemory != 0;
     snprintf(S->desc, sizeof S->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
     /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
      * ones to exercise many chunks), in whole scan tiles of 8-byte elements.
@@ -363,8 +467,10 @@ void cu_describe(void *s, char *buf, size_t len)
 
 wr_mem_kind cu_locate(void *s, const void *p)
 {
-    (void)cudaSetDevice(((state *)s)->dev);
-    return kind_of(p);
+    if (cudaSetDevice(((state *)s)->dev) != cudaSuccess) (void)cudaGetLastError();
+    const wr_mem_kind k = kind_of(p);
+    memo_put(s, p, k);
+    return k;
 }
 
 wr_status cu_copy_to_host(void *s, void *dst, const void *src, size_t bytes, char *err)
@@ -384,7 +490,7 @@ wr_status cu_copy_to_host(void *s, void *dst, const void *src, size_t bytes, cha
 template <class Launch>
 wr_status each_chunk(state *S, lane &L, const void *in, size_t count, size_t es, char *err, Launch launch)
 {
-    const wr_mem_kind kin = kind_of(in);
+    const wr_mem_kind kin = kind_of(S, in);
     if (dev_ok(kin)) return launch(in, count, 0);
     WRC_TRY(ensure_staging(S, L, err));
     const size_t C = L.sbytes / es;
@@ -403,18 +509,30 @@ wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t,
     state *S = (state *)s;
     const size_t es = wr_type_size(t);
     return with_lane(s, err, [&](lane &L) -> wr_status {
-        void *dst = dev_ok(kind_of(out)) ? out : (void *)slot(L, 0);
+        const bool out_dev = dev_ok(kind_of(S, out));
         if (count == 0) {
             unsigned char id[8];
             wr_identity(t, o, id);
+            if (!out_dev) {                            /* host memory: no device call at all */
+                memcpy(out, id, es);
+                return WR_SUCCESS;
+            }
             WRC_CK(cudaMemcpyAsync, (out, id, es, cudaMemcpyDefault, L.st));
             WRC_CK(cudaStreamSynchronize, (L.st));     /* id is gone after this block */
             return WR_SUCCESS;
         }
+        /* Chunks of a staged input fold into slot 0 on the device (the carry);
+         * the last launch writes the result where it is going: out itself
+         * when the device can reach it, else the lane's host result area. */
+        void *acc = out_dev ? out : (void *)slot(L, 0);
+        void *fin = out_dev ? out : host_result(L);
         WRC_TRY(each_chunk(S, L, in, count, es, err, [&](const void *d, size_t len, size_t off) {
-            return launch_reduce(L, d, len, t, o, dst, off ? dst : nullptr, err);
+            return launch_reduce(L, d, len, t, o, off + len == count ? fin : acc, off ? acc : nullptr, err);
         }));
-        if (dst != out) WRC_CK(cudaMemcpyAsync, (out, dst, es, cudaMemcpyDefault, L.st));
+        if (!out_dev) {
+            WRC_TRY(fetch_result(L, es, err));
+            give(L, out, 0, es);
+        }
         return WR_SUCCESS;
     });
 }
@@ -427,12 +545,25 @@ wr_status cu_argext(void *s, const void *in, size_t count, wr_type t, int is_max
     state *S = (state *)s;
     const size_t es = wr_type_size(t);
     return with_lane(s, err, [&](lane &L) -> wr_status {
-        unsigned char *dst = slot(L, 0);         /* {size_t index; T value} */
+        /* The pair {size_t index; T value} chains through slot 0; when both
+         * outputs are host memory the last launch writes it into the lane's
+         * host result area, else into slot 0, copied to each output. */
+        unsigned char *acc = slot(L, 0);
+        const bool to_host =
+            !dev_ok(kind_of(S, index)) && (value == nullptr || !dev_ok(kind_of(S, value)));
+        void *fin = to_host ? host_result(L) : (void *)acc;
         WRC_TRY(each_chunk(S, L, in, count, es, err, [&](const void *d, size_t len, size_t off) {
-            return launch_argext(L, d, len, t, is_max, off, dst, off ? dst : nullptr, err);
+            return launch_argext(L, d, len, t, is_max, off, off + len == count ? fin : acc,
+                                 off ? acc : nullptr, err);
         }));
-        WRC_CK(cudaMemcpyAsync, (index, dst, sizeof(size_t), cudaMemcpyDefault, L.st));
-        if (value) WRC_CK(cudaMemcpyAsync, (value, dst + 8, es, cudaMemcpyDefault, L.st));
+        if (to_host) {
+            WRC_TRY(fetch_result(L, 8 + es, err));
+            give(L, index, 0, sizeof(size_t));
+            if (value) give(L, value, 8, es);
+            return WR_SUCCESS;
+        }
+        WRC_CK(cudaMemcpyAsync, (index, acc, sizeof(size_t), cudaMemcpyDefault, L.st));
+        if (value) WRC_CK(cudaMemcpyAsync, (value, acc + 8, es, cudaMemcpyDefault, L.st));
         return WR_SUCCESS;
     });
 }
@@ -444,7 +575,7 @@ wr_status cu_scan(void *s, const void *in, void *out, size_t count, wr_type t, w
     state *S = (state *)s;
     const size_t es = wr_type_size(t);
     return with_lane(s, err, [&](lane &L) -> wr_status {
-        const wr_mem_kind kin = kind_of(in), kout = kind_of(out);
+        const wr_mem_kind kin = kind_of(S, in), kout = kind_of(S, out);
         if (dev_ok(kin) && dev_ok(kout))
             return launch_scan(L, in, out, count, t, o, exclusive, nullptr, nullptr, err);
 
@@ -555,7 +686,7 @@ wr_status cu_reduce_rows(void *s, const void *in, void *out, size_t rows, size_t
 {
     state *S = (state *)s;
     return with_lane(s, err, [&](lane &L) -> wr_status {
-        const wr_mem_kind kin = rows * cols != 0 ? kind_of(in) : WR_MEM_DEVICE, kout = kind_of(out);
+        const wr_mem_kind kin = rows * cols != 0 ? kind_of(S, in) : WR_MEM_DEVICE, kout = kind_of(S, out);
         if (dev_ok(kin) && dev_ok(kout))
             return launch_segments(L, in, out, rows, nullptr, 0, cols, (double)cols, t, o, err);
         return segments_staged(S, L, in, kin, out, kout, rows, [cols](size_t r) { return r * cols; }, t, o, err);
@@ -567,7 +698,7 @@ wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, co
 {
     state *S = (state *)s;
     return with_lane(s, err, [&](lane &L) -> wr_status {
-        const wr_mem_kind koff = kind_of(offsets), kout = kind_of(out);
+        const wr_mem_kind koff = kind_of(S, offsets), kout = kind_of(S, out);
         const size_t obytes = (nseg + 1) * sizeof(size_t);
         const size_t *hoff = offsets;                 /* host-readable offsets */
         std::vector<size_t> copy;
@@ -584,7 +715,7 @@ wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, co
             hoff = copy.data();
         }
         const size_t total = hoff[nseg] - hoff[0];
-        const wr_mem_kind kin = total ? kind_of((const char *)in + hoff[0] * wr_type_size(t)) : WR_MEM_DEVICE;
+        const wr_mem_kind kin = total ? kind_of(S, (const char *)in + hoff[0] * wr_type_size(t)) : WR_MEM_DEVICE;
         if (dev_ok(kin) && dev_ok(kout)) {
             const size_t *doff = offsets;
             if (!dev_ok(koff)) {                      /* host offsets: give the kernel a copy */

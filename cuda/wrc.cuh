@@ -81,11 +81,13 @@ wr_status grow(lane &L, P *&p, size_t *cap, size_t need, bool zero, const char *
 
 /* ---- launchers (each enqueues on L.st; pointers are device-accessible) --- */
 
-/* *dst = [*carry op] reduce(in[0..n)); n >= 1.  carry may be NULL or == dst. */
+/* *dst = [*carry op] reduce(in[0..n)); n >= 1.  carry may be NULL, == dst, or
+ * another slot (read before dst is written; dst may be mapped host memory). */
 wr_status launch_reduce(lane &L, const void *in, size_t n, wr_type t, wr_op o,
                         void *dst, const void *carry, char *err);
 /* argmin/argmax of in[0..n) (n >= 1) as a pair {size_t index; T value} at
- * dst, indices offset by base; combined with the pair at carry if not NULL. */
+ * dst, indices offset by base; combined with the pair at carry if not NULL
+ * (carry may be dst or another slot; dst may be mapped host memory). */
 wr_status launch_argext(lane &L, const void *in, size_t n, wr_type t, int is_max, size_t base,
                         void *dst, const void *carry, char *err);
 /* Inclusive/exclusive scan of n >= 1 elements (out may equal in).  carry_in

@@ -18,6 +18,7 @@ struct buf {
     const void *ptr;
     size_t bytes;         /* bytes the call reads or writes through it */
     int is_output;
+    wr_mem_kind kind;     /* filled by prepare() when a device runtime can tell */
 };
 
 static const char *type_name(wr_type t)
@@ -79,15 +80,72 @@ static int ranges_overlap(const struct buf *a, const struct buf *b)
 }
 
 /*
+ * AUTO on host memory: a fixed cost model, no timing at run time.
+ *
+ * The cpu backend streams host RAM at about AUTO_CPU_CORE_MBS per thread
+ * (reduce-like reads; scans count read + write), up to what the memory
+ * system gives (AUTO_HOST_MBS).  The cuda backend streams host memory over
+ * PCIe: pinned buffers by DMA straight from/to the caller's memory, one way
+ * at AUTO_PCIE_MBS for reductions, both ways overlapped for scans.  Pageable
+ * memory must first be copied by the cpu into pinned staging (measured
+ * 6-7 GB/s on the H200 host), so it never pays to send it.  Below
+ * AUTO_MIN_BYTES a launch and the synchronisations (~10-20 us) cost more
+ * than the cpu spends on the data.
+ *
+ * Figures (MB/s) measured with warpred-bench --host-table: H200 host
+ * (16 threads): cpu reduce f32 83-96 GB/s, scan 60-101 GB/s; cuda on pinned
+ * memory: reduce 55 GB/s, scan 97 GB/s.  A 2-core machine: cpu reduce
+ * 29 GB/s, scan 19 GB/s -- there the PCIe path wins both.  So with 16
+ * threads AUTO keeps reductions on the cpu and sends scans of pinned memory
+ * to the GPU; with few threads both go to the GPU.
+ */
+#define AUTO_MIN_BYTES ((size_t)1 << 20)   /* less data moved: always the cpu */
+#define AUTO_SMALL_OUT ((size_t)4096)      /* an output this small may be pageable */
+#define AUTO_CPU_CORE_MBS_READ 14000       /* per cpu thread, reduce-like */
+#define AUTO_CPU_CORE_MBS_SCAN 9500        /* per cpu thread, scan (read + write) */
+#define AUTO_HOST_MBS 90000                /* host memory ceiling, either class */
+#define AUTO_PCIE_MBS_READ 50000           /* pinned host -> device */
+#define AUTO_PCIE_MBS_SCAN 95000           /* pinned both ways, overlapped (read + write) */
+
+/* What the operation does to its bytes, for the cost model. */
+enum op_class { READS, READS_WRITES };
+
+/* 1 when the cuda backend is expected to beat the cpu on these host buffers
+ * (pageable or pinned: no device or managed memory among them). */
+static int auto_host_to_cuda(const struct buf *bufs, int nbufs, enum op_class cls)
+{
+    long cpu, gpu, threads;
+    int i, pinned_in = 0;
+
+    for (i = 0; i < nbufs; i++) {
+        if (bufs[i].bytes == 0) continue;
+        if (bufs[i].kind == WR_MEM_HOST_PINNED) {
+            if (!bufs[i].is_output && bufs[i].bytes >= AUTO_MIN_BYTES) pinned_in = 1;
+        } else if (bufs[i].is_output ? bufs[i].bytes > AUTO_SMALL_OUT : bufs[i].bytes >= AUTO_MIN_BYTES) {
+            return 0;       /* a large pageable buffer: the cpu's staging copy alone is slower */
+        }
+    }
+    if (!pinned_in) return 0;            /* also: less than AUTO_MIN_BYTES to read */
+    threads = wri_cpu_threads();
+    if (threads > 4096) threads = 4096;  /* past any ceiling; keeps the product small */
+    cpu = threads * (cls == READS ? AUTO_CPU_CORE_MBS_READ : AUTO_CPU_CORE_MBS_SCAN);
+    if (cpu > AUTO_HOST_MBS) cpu = AUTO_HOST_MBS;
+    gpu = cls == READS ? AUTO_PCIE_MBS_READ : AUTO_PCIE_MBS_SCAN;
+    return gpu > cpu;
+}
+
+/*
  * The checks every operation shares, then the choice of backend:
  *  - a buffer through which bytes move must not be NULL, nor wrap the address space;
  *  - no two buffers may overlap, except in == out when allow_inplace (scans);
- *  - AUTO runs on cuda when any buffer is device or managed memory, else on
- *    the cpu (host RAM beats the PCIe link for memory-bound work);
+ *  - AUTO runs on cuda when any buffer is device or managed memory; on host
+ *    memory it runs where the cost model above expects it to be faster:
+ *    the cpu, unless the large inputs are pinned (and outputs pinned or
+ *    tiny) and the cpu has too few threads to beat the PCIe link;
  *  - the cpu backend cannot reach device memory: refused.
  */
 static wr_status prepare(wr_context *ctx, const char *fn, struct buf *bufs, int nbufs,
-                         int allow_inplace, struct wr_slot **run)
+                         int allow_inplace, enum op_class cls, struct wr_slot **run)
 {
     const struct wr_slot *loc;
     int any_dev = 0, any_managed = 0, i, j;
@@ -120,6 +178,7 @@ static wr_status prepare(wr_context *ctx, const char *fn, struct buf *bufs, int 
             wr_mem_kind k;
             if (bufs[i].bytes == 0) continue;
             k = loc->ops->locate(loc->state, bufs[i].ptr);
+            bufs[i].kind = k;
             if (k == WR_MEM_DEVICE) { any_dev = 1; if (!dev_name) dev_name = bufs[i].name; }
             if (k == WR_MEM_MANAGED) any_managed = 1;
         }
@@ -129,7 +188,12 @@ static wr_status prepare(wr_context *ctx, const char *fn, struct buf *bufs, int 
         *run = &ctx->cuda;
         break;
     case WR_BACKEND_AUTO:
-        *run = (ctx->cuda.ops && (any_dev || any_managed)) ? &ctx->cuda : &ctx->cpu;
+        if (ctx->cuda.ops == NULL)
+            *run = &ctx->cpu;
+        else if (any_dev || any_managed)
+            *run = &ctx->cuda;
+        else
+            *run = auto_host_to_cuda(bufs, nbufs, cls) ? &ctx->cuda : &ctx->cpu;
         break;
     default:
         *run = &ctx->cpu;
@@ -171,8 +235,9 @@ wr_status wr_reduce(wr_context *ctx, const void *in, void *out, size_t count, wr
     CHECK(check_type_op(ctx, fn, type, op));
     CHECK(check_extent(ctx, fn, "count", count, wr_type_size(type), &inb));
     {
-        struct buf b[2] = { { "in", in, inb, 0 }, { "out", out, wr_type_size(type), 1 } };
-        CHECK(prepare(ctx, fn, b, 2, 0, &run));
+        struct buf b[2] = { { "in", in, inb, 0, WR_MEM_HOST },
+                            { "out", out, wr_type_size(type), 1, WR_MEM_HOST } };
+        CHECK(prepare(ctx, fn, b, 2, 0, READS, &run));
     }
     return finish(ctx, fn, run, run->ops->reduce(run->state, in, out, count, type, op, err), err);
 }
@@ -187,8 +252,8 @@ static wr_status scan_common(const char *fn, wr_context *ctx, const void *in, vo
     CHECK(check_type_op(ctx, fn, type, op));
     CHECK(check_extent(ctx, fn, "count", count, wr_type_size(type), &bytes));
     {
-        struct buf b[2] = { { "in", in, bytes, 0 }, { "out", out, bytes, 1 } };
-        CHECK(prepare(ctx, fn, b, 2, 1, &run));
+        struct buf b[2] = { { "in", in, bytes, 0, WR_MEM_HOST }, { "out", out, bytes, 1, WR_MEM_HOST } };
+        CHECK(prepare(ctx, fn, b, 2, 1, READS_WRITES, &run));
     }
     if (count == 0) return finish(ctx, fn, run, WR_SUCCESS, err);
     return finish(ctx, fn, run, run->ops->scan(run->state, in, out, count, type, op, exclusive, err), err);
@@ -221,8 +286,8 @@ wr_status wr_reduce_rows(wr_context *ctx, const void *in, void *out, size_t rows
     CHECK(check_extent(ctx, fn, "rows * cols", n, wr_type_size(type), &inb));
     CHECK(check_extent(ctx, fn, "rows", rows, wr_type_size(type), &outb));
     {
-        struct buf b[2] = { { "in", in, inb, 0 }, { "out", out, outb, 1 } };
-        CHECK(prepare(ctx, fn, b, 2, 0, &run));
+        struct buf b[2] = { { "in", in, inb, 0, WR_MEM_HOST }, { "out", out, outb, 1, WR_MEM_HOST } };
+        CHECK(prepare(ctx, fn, b, 2, 0, READS, &run));
     }
     if (rows == 0) return finish(ctx, fn, run, WR_SUCCESS, err);
     return finish(ctx, fn, run, run->ops->reduce_rows(run->state, in, out, rows, cols, type, op, err), err);
@@ -242,8 +307,8 @@ wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t 
     CHECK(check_type_op(ctx, fn, type, op));
     if (nsegments == 0) {
         /* nothing to read or write; still say which backend would have run */
-        struct buf b[1] = { { "out", out, 0, 1 } };
-        CHECK(prepare(ctx, fn, b, 1, 0, &run));
+        struct buf b[1] = { { "out", out, 0, 1, WR_MEM_HOST } };
+        CHECK(prepare(ctx, fn, b, 1, 0, READS, &run));
         return finish(ctx, fn, run, WR_SUCCESS, err);
     }
     if (offsets == NULL) {
@@ -313,9 +378,9 @@ wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t 
         }
         in_first = inb ? (const char *)in + skip : NULL;
         {
-            struct buf b[3] = { { "in", in_first, inb, 0 }, { "out", out, outb, 1 },
-                                { "offsets", offsets, offb, 0 } };
-            CHECK(prepare(ctx, fn, b, 3, 0, &run));
+            struct buf b[3] = { { "in", in_first, inb, 0, WR_MEM_HOST }, { "out", out, outb, 1, WR_MEM_HOST },
+                                { "offsets", offsets, offb, 0, WR_MEM_HOST } };
+            CHECK(prepare(ctx, fn, b, 3, 0, READS, &run));
         }
     }
     return finish(ctx, fn, run,
@@ -336,9 +401,9 @@ static wr_status argext(const char *fn, wr_context *ctx, const void *in, size_t 
     }
     CHECK(check_extent(ctx, fn, "count", count, wr_type_size(type), &inb));
     {
-        struct buf b[3] = { { "in", in, inb, 0 }, { "index", index, sizeof *index, 1 },
-                            { "value", value, value ? wr_type_size(type) : 0, 1 } };
-        CHECK(prepare(ctx, fn, b, 3, 0, &run));
+        struct buf b[3] = { { "in", in, inb, 0, WR_MEM_HOST }, { "index", index, sizeof *index, 1, WR_MEM_HOST },
+                            { "value", value, value ? wr_type_size(type) : 0, 1, WR_MEM_HOST } };
+        CHECK(prepare(ctx, fn, b, 3, 0, READS, &run));
     }
     if (count == 0) {
         wri_set_error(ctx, "%s: count is 0: no element to pick", fn);

@@ -54,7 +54,10 @@ struct wr_backend_ops {
      * (sm_90)") into buf of len bytes, NUL-terminated.  Never NULL. */
     void (*describe)(void *state, char *buf, size_t len);
     /* Residency of the memory at ptr (a wr_mem_kind).  The cpu backend
-     * answers WR_MEM_HOST for everything.  Never NULL. */
+     * answers WR_MEM_HOST for everything.  Never NULL.  lib/ calls it, in the
+     * calling thread, for every buffer an operation reads or writes right
+     * before calling that operation (and for nothing in between), so a
+     * backend may remember the answers for the operation that follows. */
     wr_mem_kind (*locate)(void *state, const void *ptr);
     /* Copy bytes from src (any memory locate() knows) to host memory dst.
      * lib/ uses it to validate offsets that live in device memory.  Never NULL. */
@@ -83,6 +86,9 @@ struct wr_backend_ops {
 
 /* The cpu backend's table (cpu/), linked into libwarpred.so. */
 extern const struct wr_backend_ops wri_cpu_backend_ops;
+/* Threads the cpu backend would use for a call made now from the calling
+ * thread (1 without OpenMP); for AUTO's choice in lib/api.c. */
+int wri_cpu_threads(void);
 
 #ifdef __cplusplus
 }

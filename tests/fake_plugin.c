@@ -14,8 +14,9 @@
  *   FAKE_NOSYM  the table exported under another name.
  *
  * "Device memory" of FAKE_GOOD: the address ranges in the environment
- * variables WR_FAKE_DEVICE and WR_FAKE_MANAGED ("ADDRESS:BYTES" in hex and
- * decimal), read by open().  locate() reports them; as they are really host
+ * variables WR_FAKE_DEVICE, WR_FAKE_MANAGED and WR_FAKE_PINNED (pinned host
+ * memory) ("ADDRESS:BYTES" in hex and decimal), read by open().  locate()
+ * reports them; as they are really host
  * memory, the fake can compute on them, which lets a test check lib/'s
  * routing of device pointers without a GPU.
  */
@@ -28,7 +29,7 @@
 #include "fake_plugin.h"
 
 struct range { uintptr_t lo, hi; };
-struct fake { struct range dev, managed; };
+struct fake { struct range dev, managed, pinned; };
 
 static struct range env_range(const char *name)
 {
@@ -61,6 +62,7 @@ static wr_status fake_open(void **state, char *err)
     }
     f->dev = env_range("WR_FAKE_DEVICE");
     f->managed = env_range("WR_FAKE_MANAGED");
+    f->pinned = env_range("WR_FAKE_PINNED");
     *state = f;
     return WR_SUCCESS;
 #endif
@@ -82,6 +84,7 @@ static wr_mem_kind fake_locate(void *state, const void *ptr)
     struct fake *f = (struct fake *)state;
     if (in_range(&f->dev, ptr)) return WR_MEM_DEVICE;
     if (in_range(&f->managed, ptr)) return WR_MEM_MANAGED;
+    if (in_range(&f->pinned, ptr)) return WR_MEM_HOST_PINNED;
     return WR_MEM_HOST;
 }
 

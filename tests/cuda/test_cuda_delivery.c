@@ -1,0 +1,134 @@
+/*
+ * test_cuda_delivery.c -- where a reduce's or an argmin/argmax's result goes,
+ * for every pair of residencies of input and outputs.
+ *
+ * The plugin delivers a result bound for host memory (pageable or pinned)
+ * through a mapped pinned area of the lane and a memcpy after the stream
+ * synchronisation, and one bound for device or managed memory by the kernel
+ * (reduce) or a device copy (argmin/argmax); staged host inputs chain their
+ * chunks through a device slot before the last chunk delivers.  Here every
+ * input residency x output residency (argmin/argmax: index and value each
+ * in any residency, value also NULL), at n = 0 (reduce), 1, 1024 and a size
+ * that spans several staging chunks, must give the cpu backend's result
+ * (integer-valued data: exact), and repeated calls must not see an earlier
+ * call's result.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime.h>
+#include "warpred.h"
+#include "gpu_common.h"
+#include "tap.h"
+
+#define NMAX 70001          /* with 64 KiB staging buffers: 5 chunks of int32, 9 of double */
+
+static const size_t sizes[] = { 0, 1, 1024, NMAX };
+static wr_context *cpu, *gpu;
+
+static void fill(void *h, wr_type t, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        int v = (int)(rng_next(&seed) % 2001) - 1000;
+        if (t == WR_INT32) ((int32_t *)h)[i] = v;
+        else ((double *)h)[i] = v;
+    }
+}
+
+int main(void)
+{
+    static const wr_type types[2] = { WR_INT32, WR_DOUBLE };
+    static const wr_op ops[2] = { WR_SUM, WR_MAX };
+    void *in[RES_COUNT], *out[RES_COUNT], *idx[RES_COUNT], *val[RES_COUNT], *h;
+    int r, o, v, k, ti;
+
+    gpu_require();
+    plan(RES_COUNT * RES_COUNT + RES_COUNT);
+    setenv("WARPRED_CUDA_STAGING_BYTES", "65536", 1);
+    if (wr_context_create(&gpu, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
+    unsetenv("WARPRED_CUDA_STAGING_BYTES");
+    if (wr_context_create(&cpu, WR_BACKEND_CPU) != WR_SUCCESS) bail("cpu context: %s", wr_context_error(NULL));
+    h = malloc(NMAX * 8);
+    if (h == NULL) bail("out of memory");
+    for (r = 0; r < RES_COUNT; r++) {
+        in[r] = res_alloc((enum res)r, NMAX * 8);
+        out[r] = res_alloc((enum res)r, 8);
+        idx[r] = res_alloc((enum res)r, sizeof(size_t));
+        val[r] = res_alloc((enum res)r, 8);
+    }
+
+    /* reduce: input residency x output residency */
+    for (r = 0; r < RES_COUNT; r++)
+        for (o = 0; o < RES_COUNT; o++) {
+            int good = 1;
+            for (ti = 0; ti < 2; ti++)
+                for (k = 0; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
+                    const size_t n = sizes[k], es = wr_type_size(types[ti]);
+                    unsigned char want[8], got[8];
+                    fill(h, types[ti], n, 100 * (uint64_t)k + (uint64_t)ti);
+                    res_put((enum res)r, in[r], h, n * es);
+                    res_poison((enum res)o, out[o], 8, 0x5a);
+                    if (wr_reduce(cpu, h, want, n, types[ti], ops[ti]) != WR_SUCCESS ||
+                        wr_reduce(gpu, in[r], out[o], n, types[ti], ops[ti]) != WR_SUCCESS) {
+                        diag("%s in, %s out, n=%zu: %s / %s", res_name[r], res_name[o], n,
+                             wr_context_error(cpu), wr_context_error(gpu));
+                        good = 0;
+                        continue;
+                    }
+                    res_get((enum res)o, got, out[o], es);
+                    if (!same_elem(types[ti], want, got)) {
+                        diag("%s in, %s out, %s n=%zu: wrong result", res_name[r], res_name[o],
+                             type_name[types[ti]], n);
+                        good = 0;
+                    }
+                }
+            ok(good, "wr_reduce, %s input, %s output: the cpu backend's results", res_name[r], res_name[o]);
+        }
+
+    /* argmin/argmax: input residency x index residency x value residency (or NULL) */
+    for (r = 0; r < RES_COUNT; r++) {
+        int good = 1;
+        for (o = 0; o < RES_COUNT; o++)
+            for (v = 0; v <= RES_COUNT; v++)
+                for (ti = 0; ti < 2; ti++)
+                    for (k = 1; k < (int)(sizeof sizes / sizeof sizes[0]); k++) {
+                        const size_t n = sizes[k], es = wr_type_size(types[ti]);
+                        const int is_max = (o + v + k) & 1;
+                        void *value = v < RES_COUNT ? val[v] : NULL;
+                        size_t wi = 0, gi = 0;
+                        unsigned char wv[8], gv[8];
+                        wr_status sc, sg;
+                        fill(h, types[ti], n, 7000 + 10 * (uint64_t)k + (uint64_t)ti);
+                        res_put((enum res)r, in[r], h, n * es);
+                        res_poison((enum res)o, idx[o], sizeof(size_t), 0x5a);
+                        if (value) res_poison((enum res)v, value, 8, 0x5a);
+                        sc = (is_max ? wr_argmax : wr_argmin)(cpu, h, n, types[ti], &wi, wv);
+                        sg = (is_max ? wr_argmax : wr_argmin)(gpu, in[r], n, types[ti], (size_t *)idx[o], value);
+                        if (sc != WR_SUCCESS || sg != WR_SUCCESS) {
+                            diag("%s in: %s / %s", res_name[r], wr_context_error(cpu), wr_context_error(gpu));
+                            good = 0;
+                            continue;
+                        }
+                        res_get((enum res)o, &gi, idx[o], sizeof gi);
+                        if (value) res_get((enum res)v, gv, value, es);
+                        if (gi != wi || (value && !same_elem(types[ti], wv, gv))) {
+                            diag("%s in, index %s, value %s, %s n=%zu: index %zu, wanted %zu", res_name[r],
+                                 res_name[o], value ? res_name[v] : "NULL", type_name[types[ti]], n, gi, wi);
+                            good = 0;
+                        }
+                    }
+        ok(good, "wr_argmin/wr_argmax, %s input, index and value in every residency: the cpu's results",
+           res_name[r]);
+    }
+
+    for (r = 0; r < RES_COUNT; r++) {
+        res_free((enum res)r, in[r]);
+        res_free((enum res)r, out[r]);
+        res_free((enum res)r, idx[r]);
+        res_free((enum res)r, val[r]);
+    }
+    free(h);
+    wr_context_destroy(gpu);
+    wr_context_destroy(cpu);
+    return tap_failures() ? 1 : 0;
+}

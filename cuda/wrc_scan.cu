@@ -50,6 +50,8 @@
  * put back to 0 by the last block to finish.
  */
 #include <atomic>
+#include <stdio.h>
+#include <stdlib.h>
 #include "wrc.cuh"
 
 namespace wrc {
@@ -78,6 +80,23 @@ __device__ __forceinline__ unsigned ld_acquire(const unsigned *p)
 __device__ __forceinline__ void st_release(unsigned *p, unsigned v)
 {
     asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+}
+
+/* Wait until the status word at p belongs to this epoch; return it.  The
+ * pause between polls grows from the tuning's first to its last value:
+ * many warps polling a few L2 lines at a short interval slow down the very
+ * stores they wait for (CUB waits a fixed ~350 ns on Hopper). */
+struct poll_tune { unsigned first, most; int skip; };
+
+__device__ __forceinline__ unsigned wait_epoch(const unsigned *p, unsigned epoch, poll_tune pt)
+{
+    unsigned st, ns = pt.first;
+    if (pt.skip & 4) return epoch << 2 | 2u;
+    while (((st = ld_acquire(p)) >> 2) != epoch) {
+        __nanosleep(ns);
+        ns = ns * 2 < pt.most ? ns * 2 : pt.most;
+    }
+    return st;
 }
 
 /* 16 bytes global -> shared without going through registers (cp.async, sm_80+). */
@@ -137,24 +156,20 @@ template <typename C> desc<C> scan_desc(void *blk, size_t tiles)
  * and then one more: the same bits on every run.  All 32 lanes of a warp. */
 template <class FC, typename C>
 __device__ __forceinline__ C look_back(long long k, unsigned epoch, const unsigned *stat, const C *agg,
-                                       const C *incl)
+                                       const C *incl, poll_tune pt)
 {
     const int lane = (int)(threadIdx.x & 31);
     long long top = k - 1, jp;
     for (;;) {
         const long long j = top - lane;
         unsigned flag = 0;                /* lanes before window 0 see nothing */
-        if (j >= 0) {
-            unsigned st;
-            while (((st = ld_acquire(stat + j)) >> 2) != epoch) __nanosleep(32);
-            flag = st & 3u;
-        }
+        if (j >= 0) flag = wait_epoch(stat + j, epoch, pt) & 3u;
         const unsigned pm = __ballot_sync(warpred::full_mask, flag == kPrefix);
         if (pm) { jp = top - (__ffs(pm) - 1); break; }
         /* no prefix among these windows: further back, or, when these reach
          * window 0, again (window 0 publishes its prefix without looking back) */
         if (top >= 32) top -= 32;
-        else __nanosleep(64);
+        else __nanosleep(pt.most);
     }
     (void)ld_acquire(stat + jp);
     C e = ld_volatile(incl + jp);
@@ -182,7 +197,8 @@ template <wr_op O, typename T>
 __global__ void __launch_bounds__(kThreads)
 k_scan(const T *in, T *out, size_t n, unsigned ntiles, int exclusive, unsigned epoch,
        desc<typename carry_of<O, T>::type> d, unsigned *tctr, unsigned *dctr,
-       const typename carry_of<O, T>::type *carry_in, typename carry_of<O, T>::type *carry_out, int vec_ok)
+       const typename carry_of<O, T>::type *carry_in, typename carry_of<O, T>::type *carry_out, int vec_ok,
+       poll_tune pt, int burst)
 {
     typedef warpred::op<O, T> F;
     typedef typename carry_of<O, T>::type C;
@@ -194,8 +210,8 @@ k_scan(const T *in, T *out, size_t n, unsigned ntiles, int exclusive, unsigned e
     extern __shared__ __align__(16) unsigned char s_raw[];
     vec<T> *const sbuf = reinterpret_cast<vec<T> *>(s_raw);
     __shared__ unsigned s_tick[kRing];
-    __shared__ T s_wt[kWarps];
-    __shared__ C s_pb, s_sp, s_w;
+    __shared__ T s_wt[kWarps], s_wt2[kWarps];
+    __shared__ C s_pb, s_sp;
     __shared__ int s_have;
     __shared__ unsigned s_nd;
 
@@ -223,52 +239,20 @@ k_scan(const T *in, T *out, size_t n, unsigned ntiles, int exclusive, unsigned e
         cp_commit();
     };
 
-    /*
-     * Tickets.  A block must not hold tiles that are close together: its
-     * later tile publishes its aggregate only after the earlier one is done,
-     * and that earlier one waits on the previous window, so two tiles of one
-     * block in a window chain the windows one block-iteration apart (the
-     * first version drew its S tickets back to back and ran at 0.24x the
-     * copy).  So the first ticket is drawn alone, and the queue fills by at
-     * most two draws per iteration, one as the iteration starts and one as
-     * it ends (a look-back apart), while the other blocks draw in between:
-     * a block's tiles lie about a grid's worth of tickets apart, as in the
-     * steady state (one draw per iteration).
-     */
-    if (tid == drawer) {
-        record(atomicAdd(tctr, 1u));
-        s_nd = nd;
-    }
-    __syncthreads();
-    unsigned issued = 0;                                /* tickets whose copies were issued (uniform) */
-    unsigned dx = 0;                                    /* drawer: the extra ticket drawn at the end */
-    bool extra = false;                                 /* of the last iteration, not yet recorded */
-
-    for (unsigned it = 0;; it++) {
-        const unsigned t = s_tick[it % kRing];          /* it < s_nd: drawn */
-        if (t == kNoTile) break;                        /* uniform: read after a barrier */
-        const int stage = (int)(it % S);
-        {
-            const unsigned known = s_nd, lim = known < it + S ? known : it + S;
-            for (; issued < lim; issued++) issue((int)(issued % S), s_tick[issued % kRing]);
+    auto wait_copies = [&](unsigned pend) {             /* at most pend of this thread's groups left */
+        switch (pend) {
+        case 0:  cp_wait<0>(); break;
+        case 1:  cp_wait<1>(); break;
+        case 2:  cp_wait<2>(); break;
+        default: cp_wait<3>(); break;
         }
-        const unsigned pending = issued - (it + 1);     /* groups after tile t's */
-        /* the queue is full when tickets up to it + S are known at the end of this iteration */
-        unsigned d1 = 0;
-        const bool draw1 = tid == drawer && drawing;
-        if (draw1) d1 = atomicAdd(tctr, 1u);           /* recorded before barrier B */
-
-        /* ---- this thread's R vectors, warp-striped ---- */
-        const bool full = full_tile(t);
-        T x[R][V];
-        if (full) {
-            switch (pending) {                          /* this thread's copies of tile t are in */
-            case 0:  cp_wait<0>(); break;
-            case 1:  cp_wait<1>(); break;
-            case 2:  cp_wait<2>(); break;
-            default: cp_wait<3>(); break;
-            }
-            const vec<T> *sp = sbuf + (size_t)stage * (kTile / V) + vo;
+    };
+    /* this thread's R vectors of tile t (warp-striped): from stage s once its
+     * copies are in (pend groups issued after them), or from memory */
+    auto load = [&](unsigned t, int s, unsigned pend, T (&x)[R][V]) {
+        if (full_tile(t)) {
+            wait_copies(pend);
+            const vec<T> *sp = sbuf + (size_t)s * (kTile / V) + vo;
 #pragma unroll
             for (int q = 0; q < R; q++) {
                 const vec<T> v = sp[q * 32];
@@ -285,6 +269,108 @@ k_scan(const T *in, T *out, size_t n, unsigned ntiles, int exclusive, unsigned e
                     x[q][j] = e < n ? in[e] : F::neutral();
                 }
         }
+    };
+    auto window_of = [&](unsigned t, unsigned &k, unsigned &r, unsigned &wsize) {
+        k = t / 32;
+        r = t % 32;
+        wsize = ntiles - 32 * k < 32 ? ntiles - 32 * k : 32;
+    };
+    /* Ahead of its scan, tile u's aggregate: every thread folds its elements
+     * (a fixed shape), each warp reduces, and after a barrier thread 0 folds
+     * the warp values and publishes it.  Then, if u is the last tile of its
+     * window, warp 0 forms and publishes the window's aggregate W and keeps it
+     * (lane 0) for the window's prefix, published after u's look-back. */
+    auto ahead_part = [&](unsigned u, int s, unsigned pend) {
+        T acc = F::neutral();
+        if (u != kNoTile) {
+            T y[R][V];
+            load(u, s, pend, y);
+#pragma unroll
+            for (int q = 0; q < R; q++)
+#pragma unroll
+                for (int j = 0; j < V; j++) acc = F::combine(acc, y[q][j]);
+            acc = warpred::warp_reduce<O>(acc);
+        }
+        if (lane == 0) s_wt2[warp] = acc;
+    };
+    auto ahead_publish = [&](unsigned u, C &w) {       /* warp 0, after a barrier since ahead_part */
+        if (u == kNoTile) return;
+        if (lane == 0) {
+            T bt = s_wt2[0];
+#pragma unroll
+            for (int q = 1; q < kWarps; q++) bt = F::combine(bt, s_wt2[q]);
+            d.tagg[u] = (C)bt;
+            st_release(d.tstat + u, epoch << 2 | kAggregate);
+        }
+        unsigned k, r, wsize;
+        window_of(u, k, r, wsize);
+        if (r != wsize - 1) return;
+        C a = FC::neutral();
+        if (lane < wsize) {
+            const unsigned j = 32 * k + lane;
+            if (!(pt.skip & 1)) (void)wait_epoch(d.tstat + j, epoch, pt);
+            a = ld_volatile(d.tagg + j);
+        }
+        a = warpred::warp_inclusive_scan<O>(a);
+        w = __shfl_sync(warpred::full_mask, a, wsize - 1);
+        if (lane == 0) {
+            d.wagg[k] = w;
+            st_release(d.wstat + k, epoch << 2 | kAggregate);
+        }
+    };
+
+    /*
+     * Tickets and aggregates ahead.  A tile's successors in its window wait
+     * for its aggregate, and every tile of the next window for the window's
+     * aggregate.  If a block published a tile's aggregate only when it
+     * scanned that tile (after its earlier tiles were done), those waits
+     * would chain the tiles held in the blocks' queues: the first versions
+     * of this kernel did, and ran at 0.14-0.24x the copy; without any wait
+     * the same kernel ran at 0.70x.  So each iteration also publishes the
+     * aggregate of the block's NEXT tile (and its window's aggregate when it
+     * closes a window): by the time tiles are scanned, everything they wait
+     * for was published an iteration earlier.  The block's first two tickets
+     * are drawn together, then one per iteration (plus one more while the
+     * queue fills).
+     */
+    if (tid == drawer) {
+        record(atomicAdd(tctr, 1u));
+        record(atomicAdd(tctr, 1u));
+        for (int q = 2; burst && q < S; q++) record(atomicAdd(tctr, 1u));
+        s_nd = nd;
+    }
+    __syncthreads();
+    unsigned issued = 0;                                /* tickets whose copies were issued (uniform) */
+    for (; issued < s_nd && issued < (unsigned)S - 1; issued++) issue((int)(issued % S), s_tick[issued % kRing]);
+    unsigned dx = 0;                                    /* drawer: the extra ticket drawn at the end */
+    bool extra = false;                                 /* of the last iteration, not yet recorded */
+    C w_cur = C(), w_next = C();                        /* thread 0: W of the window that t, u close */
+    {
+        const unsigned t0 = s_tick[0];
+        ahead_part(t0, 0, issued - 1);
+        __syncthreads();
+        if (warp == 0) ahead_publish(t0, w_next);
+        __syncthreads();                                /* s_wt2 is written again in the loop */
+    }
+
+    for (unsigned it = 0;; it++) {
+        const unsigned t = s_tick[it % kRing];          /* it < s_nd: drawn */
+        if (t == kNoTile) break;                        /* uniform: read after a barrier */
+        const unsigned u = s_tick[(it + 1) % kRing];    /* drawn too: s_nd >= it + 2 */
+        w_cur = w_next;
+        {
+            const unsigned known = s_nd, lim = known < it + S ? known : it + S;
+            for (; issued < lim; issued++) issue((int)(issued % S), s_tick[issued % kRing]);
+        }
+        unsigned d1 = 0;
+        const bool draw1 = tid == drawer && drawing;
+        if (draw1) d1 = atomicAdd(tctr, 1u);           /* recorded before barrier B */
+
+        /* ---- this tile's data (arrived: its aggregate was formed from it), and the next tile's aggregate ---- */
+        T x[R][V];
+        load(t, (int)(it % S), issued - (it + 1), x);
+        ahead_part(u, (int)((it + 1) % S), issued - (it + 2));
+        const bool full = full_tile(t);
 
         /* ---- the tile's own scan ---- */
         T rx[R];                /* before vector q of this lane: earlier rows op earlier lanes of row q */
@@ -302,49 +388,34 @@ k_scan(const T *in, T *out, size_t n, unsigned ntiles, int exclusive, unsigned e
         if (lane == 31) s_wt[warp] = run;
         __syncthreads();                                /* barrier A */
         T wb = F::neutral();                            /* the earlier warps of the tile */
-        for (unsigned u = 0; u < warp; u++) wb = F::combine(wb, s_wt[u]);
+        for (unsigned q = 0; q < warp; q++) wb = F::combine(wb, s_wt[q]);
 
-        /* ---- publish the aggregate, then prefix (warp 0) and look-back (warp 1) ---- */
-        const unsigned k = t / 32, r = t % 32;
-        const unsigned wsize = ntiles - 32 * k < 32 ? ntiles - 32 * k : 32;
+        /* ---- warp 0: next tile's aggregate, this tile's prefix in its window; warp 1: look-back ---- */
+        unsigned k, r, wsize;
+        window_of(t, k, r, wsize);
         const bool wlast = r == wsize - 1;
         if (warp == 0) {
-            if (lane == 0) {
-                T bt = wb;
-#pragma unroll
-                for (int u = 0; u < kWarps; u++) bt = F::combine(bt, s_wt[u]);
-                d.tagg[t] = (C)bt;
-                st_release(d.tstat + t, epoch << 2 | kAggregate);
-            }
-            const unsigned cnt = wlast ? r + 1 : r;
-            C sp = C(), w = C();
-            if (cnt) {
+            ahead_publish(u, w_next);
+            C sp = C();
+            if (r) {
                 C a = FC::neutral();
-                if (lane < cnt) {
+                if (lane < r) {
                     const unsigned j = 32 * k + lane;
-                    while ((ld_acquire(d.tstat + j) >> 2) != epoch) __nanosleep(32);
+                    if (!(pt.skip & 1)) (void)wait_epoch(d.tstat + j, epoch, pt);
                     a = ld_volatile(d.tagg + j);
                 }
                 a = warpred::warp_inclusive_scan<O>(a);
-                if (r) sp = __shfl_sync(warpred::full_mask, a, r - 1);
-                if (wlast) w = __shfl_sync(warpred::full_mask, a, r);
+                sp = __shfl_sync(warpred::full_mask, a, r - 1);
             }
-            if (lane == 0) {
-                s_sp = sp;
-                s_w = w;
-                if (wlast) {
-                    d.wagg[k] = w;
-                    st_release(d.wstat + k, epoch << 2 | kAggregate);
-                }
-            }
+            if (lane == 0) s_sp = sp;
         } else if (warp == 1) {
             C pb = C();
             int have = 1;
             if (k == 0) {
                 have = carry_in != nullptr;
                 if (have) pb = *carry_in;
-            } else {
-                pb = look_back<FC>((long long)k, epoch, d.wstat, d.wagg, d.wincl);
+            } else if (!(pt.skip & 2)) {
+                pb = look_back<FC>((long long)k, epoch, d.wstat, d.wagg, d.wincl, pt);
             }
             if (lane == 0) {
                 s_pb = pb;
@@ -365,7 +436,7 @@ k_scan(const T *in, T *out, size_t n, unsigned ntiles, int exclusive, unsigned e
         const C pb = s_pb;
         bool have = s_have;
         if (tid == 0 && wlast) {
-            const C wi = have ? FC::combine(pb, s_w) : s_w;
+            const C wi = have ? FC::combine(pb, w_cur) : w_cur;
             d.wincl[k] = wi;
             st_release(d.wstat + k, epoch << 2 | kPrefix);
             if (carry_out && 32 * k + wsize == ntiles) *carry_out = wi;
@@ -424,6 +495,30 @@ k_scan(const T *in, T *out, size_t n, unsigned ntiles, int exclusive, unsigned e
     }
 }
 
+/* Polling and ticket tuning: WARPRED_CUDA_SCAN_TUNE="first,most[,burst[,per_sm]]"
+ * (nanoseconds; burst 1 draws a block's first S tickets back to back;
+ * blocks per SM, 0: as many as fit). */
+struct scan_tuning { poll_tune pt; int burst, per_sm; };
+
+const scan_tuning &tune()
+{
+    static const scan_tuning t = [] {
+        scan_tuning r = { { 128, 512, 0 }, 0, 0 };
+        const char *v = getenv("WARPRED_CUDA_SCAN_TUNE");
+        unsigned a, b;
+        int c = 0, e = 0, f = 0;
+        if (v && sscanf(v, "%u,%u,%d,%d,%d", &a, &b, &c, &e, &f) >= 2 && a > 0 && b >= a && b <= 100000) {
+            r.pt.skip = f;
+            r.pt.first = a;
+            r.pt.most = b;
+            r.burst = c != 0;
+            r.per_sm = e > 0 ? e : 0;
+        }
+        return r;
+    }();
+    return t;
+}
+
 struct scan_fn {
     template <wr_op O, typename T>
     static wr_status run(lane &L, const void *in, void *out, size_t n, int exclusive,
@@ -456,10 +551,13 @@ struct scan_fn {
         }
         const int vec_ok = ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0);
         size_t grid = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+        if (tune().per_sm > 0 && tune().per_sm < per_sm.load(std::memory_order_relaxed))
+            grid = (size_t)L.sms * (size_t)tune().per_sm;
         if (grid > tiles) grid = tiles;
         k<<<(unsigned)grid, kThreads, smem, L.st>>>((const T *)in, (T *)out, n, (unsigned)tiles, exclusive,
                                                    L.epoch, scan_desc<C>(L.sblk, L.scap), L.ctr + 1, L.ctr + 2,
-                                                   (const C *)carry_in, (C *)carry_out, vec_ok);
+                                                   (const C *)carry_in, (C *)carry_out, vec_ok, tune().pt,
+                                                   tune().burst);
         WRC_CKLAUNCH("scan kernel launch");
         return WR_SUCCESS;
     }

@@ -92,20 +92,22 @@ static int ranges_overlap(const struct buf *a, const struct buf *b)
  * AUTO_MIN_BYTES a launch and the synchronisations (~10-20 us) cost more
  * than the cpu spends on the data.
  *
- * Figures (MB/s) measured with warpred-bench --host-table: H200 host
- * (16 threads): cpu reduce f32 83-96 GB/s, scan 60-101 GB/s; cuda on pinned
- * memory: reduce 55 GB/s, scan 97 GB/s.  A 2-core machine: cpu reduce
- * 29 GB/s, scan 19 GB/s -- there the PCIe path wins both.  So with 16
- * threads AUTO keeps reductions on the cpu and sends scans of pinned memory
- * to the GPU; with few threads both go to the GPU.
+ * Figures measured with warpred-bench --host-table: H200 host (16 threads),
+ * 2^26 floats: cpu reduce 91 GB/s, scan 100 GB/s; cuda on pinned memory:
+ * reduce 54 GB/s, scan 84 GB/s (97 in an earlier run).  A 2-core machine:
+ * cpu reduce 29 GB/s, scan 19 GB/s -- there the PCIe path wins both.  So
+ * with 16 threads AUTO keeps both on the cpu (a first version of this model
+ * sent pinned scans to cuda at 95 vs 90 GB/s estimated, and measured 83 GB/s
+ * against the cpu's 100); from about 8 threads down, pinned scans go to the
+ * GPU, and from 3 down, reductions too.
  */
 #define AUTO_MIN_BYTES ((size_t)1 << 20)   /* less data moved: always the cpu */
 #define AUTO_SMALL_OUT ((size_t)4096)      /* an output this small may be pageable */
 #define AUTO_CPU_CORE_MBS_READ 14000       /* per cpu thread, reduce-like */
 #define AUTO_CPU_CORE_MBS_SCAN 9500        /* per cpu thread, scan (read + write) */
-#define AUTO_HOST_MBS 90000                /* host memory ceiling, either class */
+#define AUTO_HOST_MBS 95000                /* host memory ceiling, either class */
 #define AUTO_PCIE_MBS_READ 50000           /* pinned host -> device */
-#define AUTO_PCIE_MBS_SCAN 95000           /* pinned both ways, overlapped (read + write) */
+#define AUTO_PCIE_MBS_SCAN 80000           /* pinned both ways, overlapped (read + write) */
 
 /* What the operation does to its bytes, for the cost model. */
 enum op_class { READS, READS_WRITES };

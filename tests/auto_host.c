@@ -9,9 +9,10 @@
  *    one core) for reduce, scan (in place too), argmax and segments, with a
  *    small pageable output allowed;
  *  - pageable input, a large pageable output, or a small pinned input: cpu;
- *  - many cpu threads: a pinned reduce stays on the cpu (host memory beats
- *    one direction of the link) while a pinned scan, which uses both
- *    directions at once, goes to cuda;
+ *  - many cpu threads (64): pinned reduce and scan stay on the cpu (host
+ *    memory beats the link); 6 threads: a pinned scan goes to cuda (both
+ *    directions of the link at once beat 6 cores) while a pinned reduce
+ *    stays on the cpu;
  *  - inside the caller's parallel region (nested regions inactive) the cpu
  *    backend has one thread: cuda;
  *  - CPU and CUDA contexts are not affected.
@@ -133,7 +134,7 @@ int main(void)
     char dir[4096];
     wr_context *ctx = NULL;
 
-    plan(9 + 3 + 1 + 2);
+    plan(9 + 5 + 1 + 2);
     unsetenv("WARPRED_BACKEND");
     snprintf(dir, sizeof dir, "%s/tests/fake_good/.libs", WR_TEST_BUILDDIR);
     setenv("WARPRED_PLUGIN_DIR", dir, 1);
@@ -151,8 +152,12 @@ int main(void)
 #ifdef _OPENMP
     omp_set_num_threads(64);
     reduce_on(ctx, pinned[0], N, WR_BACKEND_CPU, "64 threads, pinned input");
-    scan_on(ctx, pinned[0], pinned[1], WR_BACKEND_CUDA, "64 threads, pinned in and out");
+    scan_on(ctx, pinned[0], pinned[1], WR_BACKEND_CPU, "64 threads, pinned in and out");
     reduce_on(ctx, pageable[0], N, WR_BACKEND_CPU, "64 threads, pageable input");
+    omp_set_num_threads(6);
+    reduce_on(ctx, pinned[0], N, WR_BACKEND_CPU, "6 threads, pinned input");
+    scan_on(ctx, pinned[0], pinned[1], WR_BACKEND_CUDA, "6 threads, pinned in and out");
+    omp_set_num_threads(64);
     {
         int cuda_inside = 0, team = 0;
 #pragma omp parallel num_threads(2) reduction(+ : cuda_inside)
@@ -171,7 +176,7 @@ int main(void)
            "in %d of %d threads", cuda_inside, team);
     }
 #else
-    skip_block(4, "built without OpenMP: the cpu backend always has one thread");
+    skip_block(6, "built without OpenMP: the cpu backend always has one thread");
 #endif
     other_contexts();
     wr_context_destroy(ctx);

@@ -65,6 +65,15 @@ WRC_TYPES(WRC_DEF_ARG)
 #undef WRC_DEF_ARG
 
 #if defined(__SSE2__)
+/* The main loop of wrc_fext_*: four vectors per step, four accumulators
+ * combined with OP (max or min), and the running "any NaN" mask. */
+#define WRC_FEXT_LOOP(V, LOAD, UNORD, OR, OP)                                    \
+    for (; i + U <= n; i += U) {                                                 \
+        V p = LOAD(x + i), q = LOAD(x + i + L);                                  \
+        V r = LOAD(x + i + 2 * L), s = LOAD(x + i + 3 * L);                      \
+        un = OR(un, OR(OR(UNORD(p, p), UNORD(q, q)), OR(UNORD(r, r), UNORD(s, s)))); \
+        a0 = OP(p, a0); a1 = OP(q, a1); a2 = OP(r, a2); a3 = OP(s, a3);          \
+    }
 /* *m = the largest (is_max) or smallest element of x[0..n), n >= 1, or a NaN
  * when x holds one; a zero extreme may come back with either sign. */
 #define WRC_DEF_FEXT(sfx, T, V, SET1, LOAD, MAX, MIN, UNORD, OR, MASK)          \
@@ -77,20 +86,8 @@ WRC_TYPES(WRC_DEF_ARG)
         int l, nan = 0;                                                          \
         if (n >= U) {                                                            \
             V a0 = SET1(x[0]), a1 = a0, a2 = a0, a3 = a0, un = UNORD(a0, a0);    \
-            if (is_max)                                                          \
-                for (; i + U <= n; i += U) {                                     \
-                    V p = LOAD(x + i), q = LOAD(x + i + L);                      \
-                    V r = LOAD(x + i + 2 * L), s = LOAD(x + i + 3 * L);          \
-                    un = OR(un, OR(OR(UNORD(p, p), UNORD(q, q)), OR(UNORD(r, r), UNORD(s, s)))); \
-                    a0 = MAX(p, a0); a1 = MAX(q, a1); a2 = MAX(r, a2); a3 = MAX(s, a3); \
-                }                                                                \
-            else                                                                 \
-                for (; i + U <= n; i += U) {                                     \
-                    V p = LOAD(x + i), q = LOAD(x + i + L);                      \
-                    V r = LOAD(x + i + 2 * L), s = LOAD(x + i + 3 * L);          \
-                    un = OR(un, OR(OR(UNORD(p, p), UNORD(q, q)), OR(UNORD(r, r), UNORD(s, s)))); \
-                    a0 = MIN(p, a0); a1 = MIN(q, a1); a2 = MIN(r, a2); a3 = MIN(s, a3); \
-                }                                                                \
+            if (is_max) WRC_FEXT_LOOP(V, LOAD, UNORD, OR, MAX)                   \
+            else        WRC_FEXT_LOOP(V, LOAD, UNORD, OR, MIN)                   \
             a0 = is_max ? MAX(MAX(a0, a1), MAX(a2, a3)) : MIN(MIN(a0, a1), MIN(a2, a3)); \
             memcpy(t, &a0, sizeof t);                                            \
             nan = MASK(un) != 0;                                                 \
@@ -110,6 +107,7 @@ WRC_DEF_FEXT(f32, float, __m128, _mm_set1_ps, _mm_loadu_ps, _mm_max_ps, _mm_min_
 WRC_DEF_FEXT(f64, double, __m128d, _mm_set1_pd, _mm_loadu_pd, _mm_max_pd, _mm_min_pd, _mm_cmpunord_pd,
              _mm_or_pd, _mm_movemask_pd)
 #undef WRC_DEF_FEXT
+#undef WRC_FEXT_LOOP
 #define WRC_FEXT_f32 wrc_fext_f32
 #define WRC_FEXT_f64 wrc_fext_f64
 #else

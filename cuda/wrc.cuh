@@ -40,8 +40,8 @@ struct lane {
     void *part;                   /* per-block partials: kMaxGrid * 16 bytes */
     size_t part_cap;
 
-    void *sblk;                   /* scan descriptors (tiles and windows, see wrc_scan.cu) */
-    size_t scap;                  /* tiles they have room for (a multiple of 32) */
+    void *sblk;                   /* scan tile descriptors (see wrc_scan.cu) */
+    size_t scap;                  /* tiles they have room for */
     unsigned epoch;               /* statuses of other epochs read as "not yet" */
 
     unsigned *segctr;             /* per-segment arrival counters (kept 0) */

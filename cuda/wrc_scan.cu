@@ -3,31 +3,40 @@
  * decoupled look-back (Merrill & Garland, "Single-pass Parallel Prefix Scan
  * with Decoupled Look-back", NVIDIA NVR-2016-002).
  *
- * One block per tile of kTile = 4096 elements (16 per thread, read as
- * 16-byte vectors).  A block takes the next tile number from an atomic
- * counter, so every smaller tile has already started (no deadlock whatever
- * the scheduling); it scans its tile (thread-local scan, then the block scan
- * of warpred_device.cuh: per-warp shuffle scans plus an exclusive scan of the
- * warp totals), publishes the tile's aggregate, and warp 0 looks back over
- * the predecessors' descriptors for the tile's exclusive prefix.
+ * One block per tile of kSub = 2 sub-tiles of kTile = 4096 elements (16 per
+ * thread each, read as 16-byte vectors).  A block takes the next tile number
+ * from an atomic counter, so every smaller tile has already started (no
+ * deadlock whatever the scheduling); it scans each sub-tile (thread-local
+ * scan, then the block scan of warpred_device.cuh: per-warp shuffle scans
+ * plus an exclusive scan of the warp totals), publishes the tile's aggregate
+ * A, and the whole block looks back over the predecessors' descriptors for
+ * the tile's exclusive prefix (see look_back for why the whole block).
  *
- * Determinism.  A plain look-back stops at the nearest tile that has
- * published its prefix, which depends on timing, so float results would
- * change from run to run.  Here every tile's prefix has a fixed shape: tiles
- * are grouped in windows of 32, a window's prefix is the left fold of the
- * earlier windows' aggregates, and a tile's prefix is its window's prefix
- * combined with a warp scan over the earlier tiles of its window (see k_scan).
- * The look-back runs over window descriptors and folds forward from the
- * nearest published window prefix, one window at a time, which performs
- * exactly the operations that produced the window prefix it skips to.
+ * Determinism.  A plain look-back combines the aggregates it meets back to
+ * the nearest tile that has published its inclusive prefix, and which tile
+ * that is depends on timing: float results would change from run to run.
+ * Here the inclusive prefix of tile t is *defined* as the left fold
+ *     P_t = (...((A_0 op A_1) op A_2) ... ) op A_t      (after the carry, if any)
+ * and the look-back computes it as P_j op A_{j+1} op ... op A_t, one term
+ * at a time from the nearest published P_j.  Since P_j itself came from
+ * exactly the operations that precede it in that fold, every j gives the
+ * same bits: the result does not depend on where the look-back stops, on
+ * the grid, or on the scheduling (tests/cuda/test_cuda_determinism).
+ * Integer, MIN/MAX and bitwise scans are exact, so there the terms are
+ * combined by a block reduction instead of one by one.  The look-back has
+ * no chain of its own beyond that of CUB's: a tile needs only the nearest
+ * prefix and the aggregates after it.
+ *
+ * Descriptors.  A tile's descriptor is 16 bytes, {value, epoch << 2 | flag},
+ * written and read as one 128-bit access (PTX .b128, sm_70+), so a reader
+ * never sees a flag without its value.  They are reused call after call
+ * without clearing: each launch has a new epoch and statuses of another
+ * epoch read as "not yet".
  *
  * Accuracy.  Float sums carry the tile prefixes in double; each output is
- * (double prefix of the earlier tiles) + (float scan inside its tile), so a
+ * (double base of its sub-tile: the prefix of the earlier tiles, then of the
+ * earlier sub-tile) + (float scan inside its sub-tile of 4096), so a
  * 2^26-element float scan stays within 1e-4 relative of the exact prefix.
- *
- * Descriptors are reused call after call without clearing: a status word is
- * (epoch << 2 | flag) and each launch has a new epoch; the window arrival
- * counters are put back to 0 by the tile that completes the window.
  */
 #include "wrc.cuh"
 
@@ -37,127 +46,173 @@ namespace {
 
 constexpr unsigned kAggregate = 1, kPrefix = 2;
 
+constexpr int kSub = 2;                  /* sub-tiles of kTile elements per block */
+constexpr size_t kBlockTile = kSub * kTile;
+
+/* Per-phase timestamps of every tile, for tools/scan_phases.cu only: the
+ * plugin is built without them. */
+#ifdef WRC_SCAN_PROFILE
+__device__ unsigned long long *wrc_scan_stamps;
+#define WRC_STAMP(k, v)                                                                 \
+    do {                                                                                \
+        if (threadIdx.x == 0) wrc_scan_stamps[tile * 8 + (k)] = (v);                    \
+    } while (0)
+__device__ __forceinline__ unsigned long long wrc_now()
+{
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#else
+#define WRC_STAMP(k, v) do { } while (0)
+#endif
+
 template <wr_op O, typename T> struct carry_of { typedef T type; };
 template <> struct carry_of<WR_SUM, float> { typedef double type; };
 
-__device__ __forceinline__ unsigned ld_acquire(const unsigned *p)
+struct alignas(16) tdesc {
+    unsigned long long bits;             /* the value, in the low bytes */
+    unsigned long long status;           /* epoch << 2 | flag */
+};
+
+size_t scan_bytes(size_t tiles) { return tiles * sizeof(tdesc); }
+
+template <typename C> __device__ __forceinline__ unsigned long long to_bits(C v)
 {
-    unsigned v;
-    asm volatile("ld.acquire.gpu.global.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    unsigned long long b = 0;
+    memcpy(&b, &v, sizeof v);
+    return b;
+}
+
+template <typename C> __device__ __forceinline__ C from_bits(unsigned long long b)
+{
+    C v;
+    memcpy(&v, &b, sizeof v);
     return v;
 }
 
-__device__ __forceinline__ void st_release(unsigned *p, unsigned v)
+/* One 128-bit store / load of a descriptor (relaxed, gpu scope: the value
+ * travels in the same access as its flag, so no other ordering is needed). */
+__device__ __forceinline__ void st_desc(tdesc *p, unsigned long long bits, unsigned long long status)
 {
-    asm volatile("st.release.gpu.global.u32 [%0], %1;" :: "l"(p), "r"(v) : "memory");
+    asm volatile("{\n\t.reg .b128 t;\n\tmov.b128 t, {%1, %2};\n\tst.relaxed.gpu.global.b128 [%0], t;\n\t}"
+                 :: "l"(p), "l"(bits), "l"(status) : "memory");
 }
 
-/* Where the descriptors of one launch live: per tile its aggregate A, per
- * window of 32 tiles its aggregate W and inclusive prefix, status words and
- * an arrival counter.  One zeroed block of scan_bytes(tiles) in lane scratch. */
-template <typename C> struct desc {
-    C *tagg, *wagg, *wincl;
-    unsigned *tstat, *wstat, *wcnt;
-};
-
-size_t scan_bytes(size_t tiles)         /* tiles: a multiple of 32 */
+__device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits, unsigned long long &status)
 {
-    return tiles * (8 + 4) + tiles / 32 * (8 + 8 + 4 + 4);
-}
-
-template <typename C> desc<C> scan_desc(void *blk, size_t tiles)
-{
-    desc<C> d;
-    char *p = (char *)blk;
-    const size_t w = tiles / 32;
-    d.tagg = (C *)p;                      p += tiles * 8;
-    d.wagg = (C *)p;                      p += w * 8;
-    d.wincl = (C *)p;                     p += w * 8;
-    d.tstat = (unsigned *)p;              p += tiles * 4;
-    d.wstat = (unsigned *)p;              p += w * 4;
-    d.wcnt = (unsigned *)p;
-    return d;
-}
-
-/* The prefix of window k (> 0) from the window descriptors: the nearest
- * earlier window j that published its inclusive prefix, then the aggregates
- * of windows j+1 .. k-1 folded onto it one by one, in order.  Whichever j
- * is found, the operations are those that produced the prefix of window k-1
- * and then one more: the same bits on every run.  All 32 lanes of a warp. */
-template <class FC, typename C>
-__device__ __forceinline__ C look_back(long long k, unsigned epoch, const unsigned *stat, const C *agg,
-                                       const C *incl)
-{
-    const int lane = (int)(threadIdx.x & 31);
-    long long top = k - 1, jp;
-    for (;;) {
-        const long long j = top - lane;
-        unsigned flag = 0;                /* lanes before window 0 see nothing */
-        if (j >= 0) {
-            unsigned st;
-            while (((st = ld_acquire(stat + j)) >> 2) != epoch) __nanosleep(32);
-            flag = st & 3u;
-        }
-        const unsigned pm = __ballot_sync(warpred::full_mask, flag == kPrefix);
-        if (pm) { jp = top - (__ffs(pm) - 1); break; }
-        /* no prefix among these windows: further back, or, when these reach
-         * window 0, again (window 0 publishes its prefix without looking back) */
-        if (top >= 32) top -= 32;
-        else __nanosleep(64);
-    }
-    (void)ld_acquire(stat + jp);
-    C e = ld_volatile(incl + jp);
-    for (long long b = jp + 1; b < k; b += 32) {
-        const long long j = b + lane;
-        C a = C();
-        if (j < k) { (void)ld_acquire(stat + j); a = ld_volatile(agg + j); }
-        const int cnt = k - b < 32 ? (int)(k - b) : 32;
-        for (int q = 0; q < cnt; q++) e = FC::combine(e, __shfl_sync(warpred::full_mask, a, q));
-    }
-    return e;
-}
-
-/* The aggregates of tiles w0 .. w0+r-1 (r = 1..32) combined by the warp's
- * inclusive scan, read at lane r-1: a fixed shape that lanes r.. do not
- * touch, so every tile that asks gets the same bits.  All 32 lanes. */
-template <wr_op O, typename C>
-__device__ __forceinline__ C window_partial(size_t w0, int r, unsigned epoch, const unsigned *tstat, const C *tagg)
-{
-    const int lane = (int)(threadIdx.x & 31);
-    C a = warpred::op<O, C>::neutral();
-    if (lane < r) {
-        while ((ld_acquire(tstat + w0 + lane) >> 2) != epoch) __nanosleep(32);
-        a = ld_volatile(tagg + w0 + lane);
-    }
-    a = warpred::warp_inclusive_scan<O>(a);
-    return __shfl_sync(warpred::full_mask, a, r - 1);
+    asm volatile("{\n\t.reg .b128 t;\n\tld.relaxed.gpu.global.b128 t, [%2];\n\tmov.b128 {%0, %1}, t;\n\t}"
+                 : "=l"(bits), "=l"(status) : "l"(p) : "memory");
 }
 
 /*
- * Tile i = 32k + r has the exclusive prefix
- *     PB_k op S(k, r)          (PB_k alone when r == 0)
- * where S(k, r) is window_partial over tiles 32k .. i-1 and PB_k, the prefix
- * of window k, is the left fold of the window aggregates W_0, W_1, ..., W_{k-1}
- * (each W the window_partial of its whole window), after the carry if any.
- * Every term has a fixed shape, so the scan is deterministic; the look-back
- * runs over windows (a few steps back) rather than tiles, and the in-window
- * part is a 5-step warp scan.  The last tile of a window to arrive (an
- * atomic counter) publishes W_k, then, once it knows PB_k, PB_k op W_k.
+ * The inclusive prefix P_{t-1} of the tiles before tile t (t > 0), by the
+ * left fold described above, in every thread of the block.  Each thread
+ * reads the descriptor of one of the kThreads tiles before t, waiting for it
+ * to carry this launch's epoch (ep = epoch << 2); the nearest one with a
+ * prefix starts the fold and thread 0 folds the aggregates after it on, in
+ * order (exact ops: a block reduction).  Without a prefix among them, the
+ * block waits a little and reads again: prefixes appear meanwhile.  Tile 0 publishes its prefix without
+ * looking back, so the walk always ends.
+ *
+ * Why a whole block reads: one read of the descriptors is a round trip
+ * through L2 (~0.5 us) and a prefix is only published after its tile's
+ * look-back, so the nearest one lags behind.  Measured with
+ * tools/scan_phases.cu on an H200 at 2^28 elements, it is 100-130 tiles back
+ * on average (p90 ~230): a warp's 32 descriptors per round trip (CUB's
+ * look-back) would need four trips.
  */
-template <wr_op O, typename T>
+template <wr_op O, typename C>
+__device__ __forceinline__ C look_back(long long t, unsigned long long ep, const tdesc *d, C *s_val,
+                                       unsigned *s_pm, warpred::block_storage<C> &s_red)
+{
+    typedef warpred::op<O, C> FC;
+    /* exact ops (integers, MIN/MAX, bitwise) give the same bits in any order */
+    constexpr bool exact = !(std::is_floating_point<C>::value && (O == WR_SUM || O == WR_PROD));
+    const int tid = (int)threadIdx.x, lane = tid & 31;
+#ifdef WRC_SCAN_PROFILE
+    const long long tile = t;
+    int passes = 0;
+#endif
+    for (;;) {
+        const long long j = t - 1 - tid;
+        unsigned long long bits = 0, st = 0;
+        if (j >= 0) {
+            ld_desc(d + j, bits, st);
+            while ((st & ~3ull) != ep) {
+                __nanosleep(20);
+                ld_desc(d + j, bits, st);
+            }
+        }
+        s_val[tid] = from_bits<C>(bits);
+        const unsigned pm = __ballot_sync(warpred::full_mask, j >= 0 && (st & 3u) == kPrefix);
+        if (lane == 0) s_pm[tid / 32] = pm;
+        __syncthreads();
+        int p = -1;                               /* tile t-1-p: the nearest prefix */
+#pragma unroll
+        for (int w = kThreads / 32 - 1; w >= 0; w--)
+            if (s_pm[w]) p = w * 32 + __ffs(s_pm[w]) - 1;
+        if (p >= 0) {
+            WRC_STAMP(4, (unsigned long long)p);
+            WRC_STAMP(5, (unsigned long long)passes);
+            WRC_STAMP(6, wrc_now());
+            if constexpr (exact) {
+                /* P_j and the aggregates after it in a block reduction: ~0.1 us
+                 * whatever the distance, where a serial fold takes ~10 ns a tile */
+                return warpred::block_reduce<O>(tid <= p ? s_val[tid] : FC::neutral(), s_red);
+            } else {
+                /* the left fold, in thread 0: smem loads 8 at a time ahead of the
+                 * dependent combines, so it runs at the combine's latency */
+                if (tid == 0) {
+                    C e = s_val[p];
+                    int q = p - 1;
+                    for (; q >= 7; q -= 8) {
+                        C a[8];
+#pragma unroll
+                        for (int u = 0; u < 8; u++) a[u] = s_val[q - u];
+#pragma unroll
+                        for (int u = 0; u < 8; u++) e = FC::combine(e, a[u]);
+                    }
+                    for (; q >= 0; q--) e = FC::combine(e, s_val[q]);
+                    s_red.warp[0] = e;
+                }
+                __syncthreads();
+                return s_red.warp[0];
+            }
+        }
+        __syncthreads();                          /* s_val and s_pm are read again */
+        __nanosleep(256);
+#ifdef WRC_SCAN_PROFILE
+        passes++;
+#endif
+    }
+}
+
+/*
+ * A block scans a tile of kSub sub-tiles of kTile elements: each sub-tile is
+ * loaded (16 elements per thread, as 16-byte vectors), scanned in the thread
+ * and across the block, the tile's aggregate A_t = T_0 op T_1 (sub-tile
+ * totals, in the carry type) goes out, the look-back gives the prefix, and
+ * each sub-tile's outputs are (its base) op (its in-block scan) with bases
+ * P_{t-1}, P_{t-1} op T_0, ...  Two sub-tiles per block halve the number of
+ * tiles the look-back chain runs through, keep DESIGN.md's "block of <= 4096
+ * elements", and put 8 loads of 16 bytes in flight per thread.
+ */
+template <wr_op O, typename T, int S>
 __global__ void __launch_bounds__(kThreads)
-k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, desc<typename carry_of<O, T>::type> d,
-       unsigned *tctr, const typename carry_of<O, T>::type *carry_in, typename carry_of<O, T>::type *carry_out,
-       int vec_ok)
+k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, tdesc *d, unsigned *tctr,
+       const typename carry_of<O, T>::type *carry_in, typename carry_of<O, T>::type *carry_out, int vec_ok)
 {
     typedef warpred::op<O, T> F;
     typedef typename carry_of<O, T>::type C;
     typedef warpred::op<O, C> FC;
     constexpr int I = kTileItems, V = 16 / sizeof(T);
-    __shared__ warpred::block_storage<T> bs;
+    constexpr size_t kTileS = S * kTile;
+    __shared__ warpred::block_storage<T> bs[S];
+    __shared__ C s_val[kThreads];
+    __shared__ unsigned s_pm[kThreads / 32];
+    __shared__ warpred::block_storage<C> s_red;
     __shared__ unsigned s_tile;
-    __shared__ C s_excl;
-    __shared__ int s_have;
     const unsigned tid = threadIdx.x;
 
     if (tid == 0) {
@@ -167,106 +222,93 @@ k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, desc<typena
     }
     __syncthreads();
     const size_t tile = s_tile;
-    const size_t first = tile * kTile + (size_t)tid * I;
-    const bool full = vec_ok && (tile + 1) * kTile <= n;
+    WRC_STAMP(0, wrc_now());
+    const size_t base = tile * kTileS;
+    const bool full = vec_ok && base + kTileS <= n;
 
-    T x[I];
-    if (full) {
-        const vec<T> *vp = reinterpret_cast<const vec<T> *>(in + first);
+    T x[S][I];
 #pragma unroll
-        for (int q = 0; q < I / V; q++) {
-            vec<T> v = vp[q];
+    for (int s = 0; s < S; s++) {
+        const size_t first = base + s * kTile + (size_t)tid * I;
+        if (full) {
+            const vec<T> *vp = reinterpret_cast<const vec<T> *>(in + first);
 #pragma unroll
-            for (int j = 0; j < V; j++) x[q * V + j] = v.v[j];
-        }
-    } else {
+            for (int q = 0; q < I / V; q++) {
+                vec<T> v = vp[q];
 #pragma unroll
-        for (int k = 0; k < I; k++) x[k] = first + k < n ? in[first + k] : F::neutral();
-    }
-    /* thread-local inclusive scan, in place */
-#pragma unroll
-    for (int k = 1; k < I; k++) x[k] = F::combine(x[k - 1], x[k]);
-
-    T btot;
-    const T tex = warpred::block_exclusive_scan<O>(x[I - 1], bs, &btot);   /* unused by thread 0 */
-
-    if (tid < 32) {
-        const size_t k = tile / 32, nwin = (gridDim.x + 31) / 32;
-        const int r = (int)(tile % 32);
-        const int wsize = gridDim.x - 32 * k < 32 ? (int)(gridDim.x - 32 * k) : 32;
-        int last = 0;
-        if (tid == 0) {
-            d.tagg[tile] = (C)btot;
-            st_release(d.tstat + tile, epoch << 2 | kAggregate);
-            __threadfence();
-            last = atomicAdd(d.wcnt + k, 1u) == (unsigned)wsize - 1;
-        }
-        last = __shfl_sync(warpred::full_mask, last, 0);
-        C w = C();
-        if (last) {                                   /* every tile of window k has its A out */
-            __threadfence();
-            w = window_partial<O>(32 * k, wsize, epoch, d.tstat, d.tagg);
-            if (tid == 0) {
-                d.wagg[k] = w;
-                st_release(d.wstat + k, epoch << 2 | kAggregate);
-                d.wcnt[k] = 0;
+                for (int j = 0; j < V; j++) x[s][q * V + j] = v.v[j];
             }
-        }
-        C pb = C();
-        int have = 1;
-        if (k == 0) {
-            have = carry_in != nullptr;
-            if (have) pb = *carry_in;
         } else {
-            pb = look_back<FC>((long long)k, epoch, d.wstat, d.wagg, d.wincl);
-        }
-        if (last && tid == 0) {
-            const C wi = have ? FC::combine(pb, w) : w;
-            d.wincl[k] = wi;
-            st_release(d.wstat + k, epoch << 2 | kPrefix);
-            if (carry_out && k == nwin - 1) *carry_out = wi;
-        }
-        C excl = pb;
-        if (r > 0) {
-            const C sp = window_partial<O>(32 * k, r, epoch, d.tstat, d.tagg);
-            excl = have ? FC::combine(pb, sp) : sp;
-            have = 1;
-        }
-        if (tid == 0) {
-            s_excl = excl;
-            s_have = have;
+#pragma unroll
+            for (int k = 0; k < I; k++) x[s][k] = first + k < n ? in[first + k] : F::neutral();
         }
     }
-    __syncthreads();
-    const C excl = s_excl;
-    const bool have = s_have;
+    T tex[S], tot[S];
+#pragma unroll
+    for (int s = 0; s < S; s++) {
+        /* thread-local inclusive scan, in place, then across the block */
+#pragma unroll
+        for (int k = 1; k < I; k++) x[s][k] = F::combine(x[s][k - 1], x[s][k]);
+        tex[s] = warpred::block_exclusive_scan<O>(x[s][I - 1], bs[s], &tot[s]);  /* unused by thread 0 */
+    }
+    C agg = (C)tot[0];
+#pragma unroll
+    for (int s = 1; s < S; s++) agg = FC::combine(agg, (C)tot[s]);
+    WRC_STAMP(1, wrc_now());
 
-    T y[I];
-#pragma unroll
-    for (int k = 0; k < I; k++) {
-        /* this element's prefix inside the tile; thread 0 has no earlier threads,
-         * and element 0 of an exclusive scan no earlier element of its own */
-        T loc;
-        bool any = true;
-        if (!exclusive) loc = tid ? F::combine(tex, x[k]) : x[k];
-        else if (k) loc = tid ? F::combine(tex, x[k - 1]) : x[k - 1];
-        else { loc = tex; any = tid != 0; }
-        if (any) y[k] = have ? (T)FC::combine(excl, (C)loc) : loc;
-        else     y[k] = have ? (T)excl : F::identity();
-    }
-    if (full) {
-        vec<T> *vp = reinterpret_cast<vec<T> *>(out + first);
-#pragma unroll
-        for (int q = 0; q < I / V; q++) {
-            vec<T> v;
-#pragma unroll
-            for (int j = 0; j < V; j++) v.v[j] = y[q * V + j];
-            vp[q] = v;
-        }
+    /* the exclusive prefix of this tile: the carry for tile 0, else P_{t-1};
+     * then P_t = prefix op A_t goes out for the tiles after this one */
+    const unsigned long long ep = (unsigned long long)epoch << 2;
+    C pre = C();
+    bool have = true;
+    if (tile == 0) {
+        have = carry_in != nullptr;
+        if (have) pre = *carry_in;
     } else {
-#pragma unroll
-        for (int k = 0; k < I; k++) if (first + k < n) out[first + k] = y[k];
+        if (tid == 0) st_desc(d + tile, to_bits(agg), ep | kAggregate);
+        pre = look_back<O>((long long)tile, ep, d, s_val, s_pm, s_red);
     }
+    WRC_STAMP(2, wrc_now());
+    if (tid == 0) {
+        const C incl = have ? FC::combine(pre, agg) : agg;
+        st_desc(d + tile, to_bits(incl), ep | kPrefix);
+        if (carry_out && tile == gridDim.x - 1) *carry_out = incl;
+    }
+
+#pragma unroll
+    for (int s = 0; s < S; s++) {
+        const size_t first = base + s * kTile + (size_t)tid * I;
+        T y[I];
+#pragma unroll
+        for (int k = 0; k < I; k++) {
+            /* this element's prefix inside the sub-tile; thread 0 has no earlier
+             * threads, and element 0 of an exclusive scan no earlier element */
+            T loc;
+            bool any = true;
+            if (!exclusive) loc = tid ? F::combine(tex[s], x[s][k]) : x[s][k];
+            else if (k) loc = tid ? F::combine(tex[s], x[s][k - 1]) : x[s][k - 1];
+            else { loc = tex[s]; any = tid != 0; }
+            if (any) y[k] = have ? (T)FC::combine(pre, (C)loc) : loc;
+            else     y[k] = have ? (T)pre : F::identity();
+        }
+        if (full) {
+            vec<T> *vp = reinterpret_cast<vec<T> *>(out + first);
+#pragma unroll
+            for (int q = 0; q < I / V; q++) {
+                vec<T> v;
+#pragma unroll
+                for (int j = 0; j < V; j++) v.v[j] = y[q * V + j];
+                vp[q] = v;
+            }
+        } else {
+#pragma unroll
+            for (int k = 0; k < I; k++) if (first + k < n) out[first + k] = y[k];
+        }
+        /* the next sub-tile's base */
+        pre = have ? FC::combine(pre, (C)tot[s]) : (C)tot[s];
+        have = true;
+    }
+    WRC_STAMP(3, wrc_now());
 }
 
 struct scan_fn {
@@ -276,10 +318,10 @@ struct scan_fn {
     {
         typedef typename carry_of<O, T>::type C;
         static_assert(sizeof(C) <= 8, "descriptor values are 8 bytes");
-        const size_t tiles = (n + kTile - 1) / kTile;
+        const size_t tiles = (n + kBlockTile - 1) / kBlockTile;
         if (tiles > 0xffffffffu) return fail(err, "scan: too many tiles", cudaErrorInvalidValue);
         if (tiles > L.scap) {
-            const size_t cap = (tiles + tiles / 4 + 31) / 32 * 32;
+            const size_t cap = tiles + tiles / 4;
             size_t bytes = L.scap ? scan_bytes(L.scap) : 0;
             L.scap = 0;                       /* until the new block exists */
             L.epoch = 0;
@@ -291,9 +333,9 @@ struct scan_fn {
             L.epoch = 1;
         }
         const int vec_ok = ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0);
-        k_scan<O, T><<<(unsigned)tiles, kThreads, 0, L.st>>>((const T *)in, (T *)out, n, exclusive, L.epoch,
-                                                           scan_desc<C>(L.sblk, L.scap), L.ctr + 1,
-                                                           (const C *)carry_in, (C *)carry_out, vec_ok);
+        k_scan<O, T, kSub><<<(unsigned)tiles, kThreads, 0, L.st>>>((const T *)in, (T *)out, n, exclusive, L.epoch,
+                                                  (tdesc *)L.sblk, L.ctr + 1,
+                                                  (const C *)carry_in, (C *)carry_out, vec_ok);
         WRC_CKLAUNCH("scan kernel launch");
         return WR_SUCCESS;
     }

@@ -1,0 +1,130 @@
+/*
+ * test_cuda_determinism.c -- DESIGN.md: "for a given backend, type, op and
+ * count, floating results are the same bits on every run", on the cuda
+ * backend, where it is not free: the single-pass scan's look-back stops at
+ * whichever earlier tile has published its prefix, and that depends on
+ * timing (cuda/wrc_scan.cu explains why the result does not).
+ *
+ * Float and double SUM and PROD, scan and exscan, on device memory, at sizes
+ * whose chain of tiles is long (2^21 + 3 and 2^24 + 4097 elements, bounded by
+ * WR_TEST_MAX_N): every one of REPEATS runs must be bit-identical to the
+ * first, and so must the in-place run.  Meanwhile a second host thread keeps
+ * the device busy with reductions on the same context, so the blocks of the
+ * scan are scheduled differently from run to run.  (Accuracy against a
+ * reference is test_cuda_xval's job; this is only stability.)
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cuda_runtime_api.h>
+#include "warpred.h"
+#include "gpu_common.h"
+#include "tap.h"
+
+#define REPEATS 6
+
+static wr_context *gpu;
+static volatile int stop_bg;
+static void *bg_in, *bg_out;
+static size_t bg_n;
+
+static void *background(void *arg)
+{
+    (void)arg;
+    while (!stop_bg)
+        if (wr_reduce(gpu, bg_in, bg_out, bg_n, WR_FLOAT, WR_SUM) != WR_SUCCESS) break;
+    return NULL;
+}
+
+static void fill(void *h, wr_type t, wr_op op, size_t n, uint64_t seed)
+{
+    for (size_t i = 0; i < n; i++) {
+        /* uniform in [-1, 1); for PROD 1 + that / 256, so that 2^24 factors stay finite */
+        double u = (double)(rng_next(&seed) >> 11) * 0x1p-52 - 1.0;
+        double v = op == WR_PROD ? 1.0 + u / 256.0 : u;
+        if (t == WR_FLOAT) ((float *)h)[i] = (float)v;
+        else ((double *)h)[i] = v;
+    }
+}
+
+int main(void)
+{
+    static const size_t sizes[] = { ((size_t)1 << 21) + 3, ((size_t)1 << 24) + 4097 };
+    static const wr_type types[] = { WR_FLOAT, WR_DOUBLE };
+    static const wr_op ops[] = { WR_SUM, WR_PROD };
+    pthread_t th;
+
+    gpu_require();
+    const size_t max_n = test_max_n(sizes[1]);
+    plan_lazy();
+    if (wr_context_create(&gpu, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
+
+    const size_t cap = sizes[1] * 8;
+    void *h = malloc(cap), *first = malloc(cap), *again = malloc(cap);
+    void *din = res_alloc(RES_DEVICE, cap), *dout = res_alloc(RES_DEVICE, cap);
+    if (!h || !first || !again) bail("out of host memory");
+    bg_n = (size_t)1 << 22;
+    bg_in = res_alloc(RES_DEVICE, bg_n * 4);
+    bg_out = res_alloc(RES_DEVICE, 8);
+    res_poison(RES_DEVICE, bg_in, bg_n * 4, 0);
+    if (pthread_create(&th, NULL, background, NULL) != 0) bail("pthread_create failed");
+
+    for (size_t si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
+        const size_t n = sizes[si];
+        if (n > max_n) continue;
+        for (size_t ti = 0; ti < 2; ti++)
+            for (size_t oi = 0; oi < 2; oi++)
+                for (int ex = 0; ex < 2; ex++) {
+                    const wr_type t = types[ti];
+                    const wr_op op = ops[oi];
+                    const size_t bytes = n * wr_type_size(t);
+                    wr_status (*scan)(wr_context *, const void *, void *, size_t, wr_type, wr_op) =
+                        ex ? wr_exscan : wr_scan;
+                    char what[96];
+                    int good = 1, run;
+                    snprintf(what, sizeof what, "%s %s %s n=%zu", ex ? "wr_exscan" : "wr_scan", type_name[t],
+                             op_name[op], n);
+                    fill(h, t, op, n, 1000 * si + 10 * ti + oi);
+                    res_put(RES_DEVICE, din, h, bytes);
+                    for (run = 0; run <= REPEATS && good; run++) {
+                        res_poison(RES_DEVICE, dout, bytes, 0x5a);
+                        if (scan(gpu, din, dout, n, t, op) != WR_SUCCESS) {
+                            diag("%s: %s", what, wr_context_error(gpu));
+                            good = 0;
+                            break;
+                        }
+                        res_get(RES_DEVICE, run ? again : first, dout, bytes);
+                        if (run && memcmp(first, again, bytes) != 0) good = 0;
+                    }
+                    if (good) {                           /* in place: the same bits again */
+                        if (scan(gpu, din, din, n, t, op) != WR_SUCCESS) {
+                            diag("%s in place: %s", what, wr_context_error(gpu));
+                            good = 0;
+                        } else {
+                            res_get(RES_DEVICE, again, din, bytes);
+                            if (memcmp(first, again, bytes) != 0) good = 0;
+                        }
+                    }
+                    if (!good) {
+                        size_t i = 0, es = wr_type_size(t);
+                        char a[48], b[48];
+                        while (i + 1 < n && !memcmp((char *)first + i * es, (char *)again + i * es, es)) i++;
+                        diag("%s: run %d differs first at [%zu]: %s vs %s", what, run, i,
+                             elem_str(t, first, i, a, sizeof a), elem_str(t, again, i, b, sizeof b));
+                    }
+                    ok(good, "%s: %d runs and the in-place run give the same bits", what, REPEATS + 1);
+                }
+    }
+    stop_bg = 1;
+    pthread_join(th, NULL);
+    res_free(RES_DEVICE, din);
+    res_free(RES_DEVICE, dout);
+    res_free(RES_DEVICE, bg_in);
+    res_free(RES_DEVICE, bg_out);
+    free(h);
+    free(first);
+    free(again);
+    wr_context_destroy(gpu);
+    return 0;
+}

@@ -40,6 +40,7 @@ static wr_context *cpu, *gpu, *gpu_small;
 static size_t max_n;
 static const size_t small_cap = ((size_t)1 << 20) + 3 + 64;   /* elements of the per-residency buffers */
 static void *rin[RES_COUNT], *rout[RES_COUNT], *rval[RES_COUNT];
+static int trace;                                 /* WR_TEST_TRACE=1: a line before each reduce call */
 static size_t *roff[RES_COUNT], *ridx[RES_COUNT];
 static void *hin, *hout_c, *hout_g, *href;     /* host work buffers (small_cap elements of 8 bytes) */
 
@@ -223,6 +224,7 @@ static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t se
         wr_context *g = gctx((enum res)r);
         char who[64];
         snprintf(who, sizeof who, "cuda/%s wr_reduce", res_name[r]);
+        if (trace) diag("%s %s", who, what);
         res_put((enum res)r, rin[r], hin, bytes);
         res_poison((enum res)r, rout[r], es, 0x5a);
         int good = status_ok(who, what, g, wr_reduce(g, rin[r], rout[r], n, t, op));
@@ -507,6 +509,7 @@ int main(void)
     gpu_require();
     unsetenv("WARPRED_BACKEND");
     max_n = test_max_n((size_t)1 << 28);
+    trace = getenv("WR_TEST_TRACE") != NULL;
     plan_lazy();
     if (wr_context_create(&cpu, WR_BACKEND_CPU) != WR_SUCCESS) bail("cpu context: %s", wr_context_error(NULL));
     if (wr_context_create(&gpu, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));

@@ -1,0 +1,126 @@
+/*
+ * scan_phases.cu -- where the time of the device-wide scan goes, tile by tile.
+ *
+ * cuda/wrc_scan.cu is compiled here with WRC_SCAN_PROFILE, which makes thread
+ * 0 of every block stamp %globaltimer at the end of each phase: ticket taken,
+ * tile loaded and scanned (aggregate out), look-back answered, prefix
+ * folded, outputs stored; plus the distance to the nearest published prefix
+ * and the number of extra look-back passes.  One scan of N elements (default
+ * 2^28) of f32, i32 and f64 SUM on device memory after two warm-up runs;
+ * printed: the kernel's time and GB/s (CUDA events), each phase's mean and
+ * percentiles over the tiles, and how many tiles were in flight on average.
+ * Not part of the build or the plugin:
+ *
+ *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR \
+ *        tools/scan_phases.cu -o scan_phases && ./scan_phases [N]
+ */
+#define WRC_SCAN_PROFILE 1
+#include "../cuda/wrc_scan.cu"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <algorithm>
+#include <vector>
+
+namespace wrc {
+/* the two plugin helpers the launcher uses, as in cuda/warpred_cuda.cu */
+wr_status fail(char *err, const char *call, cudaError_t e)
+{
+    snprintf(err, WR_ERRLEN, "%s: %s", call, cudaGetErrorString(e));
+    return WR_ERR_DEVICE;
+}
+wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err)
+{
+    (void)what;
+    if (*p != nullptr && need <= *cap) return WR_SUCCESS;
+    if (*p) cudaFree(*p);
+    WRC_CK(cudaMalloc, (p, need));
+    *cap = need;
+    if (zero) WRC_CK(cudaMemsetAsync, (*p, 0, need, L.st));
+    return WR_SUCCESS;
+}
+} /* namespace wrc */
+
+#define CK(x)                                                                             \
+    do {                                                                                  \
+        cudaError_t e_ = (x);                                                             \
+        if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } \
+    } while (0)
+
+static void stats(const char *name, std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    double s = 0;
+    for (double x : v) s += x;
+    const size_t m = v.size();
+    printf("  %-30s mean %8.2f  p10 %8.2f  p50 %8.2f  p90 %8.2f  p99 %8.2f\n", name, s / m, v[m / 10], v[m / 2],
+           v[m * 9 / 10], v[m * 99 / 100]);
+}
+
+int main(int argc, char **argv)
+{
+    const size_t n = argc > 1 ? strtoull(argv[1], nullptr, 0) : (size_t)1 << 28;
+    const wr_type types[3] = { WR_FLOAT, WR_INT32, WR_DOUBLE };
+    const char *names[3] = { "f32", "i32", "f64" };
+    wrc::lane L{};
+    char err[WR_ERRLEN];
+    CK(cudaStreamCreate(&L.st));
+    CK(cudaMalloc((void **)&L.ctr, 64));
+    CK(cudaMemset(L.ctr, 0, 64));
+    void *in, *out;
+    CK(cudaMalloc(&in, n * 8));
+    CK(cudaMalloc(&out, n * 8));
+    CK(cudaMemset(in, 0, n * 8));
+    const size_t tiles = (n + wrc::kBlockTile - 1) / wrc::kBlockTile;
+    unsigned long long *stamps;
+    CK(cudaMalloc((void **)&stamps, tiles * 8 * sizeof *stamps));
+    CK(cudaMemcpyToSymbol(wrc::wrc_scan_stamps, &stamps, sizeof stamps));
+    std::vector<unsigned long long> h(tiles * 8);
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    printf("scan_phases: n = %zu, tiles of %zu elements: %zu\n", n, wrc::kBlockTile, tiles);
+    for (int ti = 0; ti < 3; ti++) {
+        const size_t es = ti == 2 ? 8 : 4;
+        for (int r = 0; r < 3; r++) {
+            CK(cudaEventRecord(e0, L.st));
+            if (wrc::launch_scan(L, in, out, n, types[ti], WR_SUM, 0, nullptr, nullptr, err) != WR_SUCCESS) {
+                fprintf(stderr, "%s\n", err);
+                return 1;
+            }
+            CK(cudaEventRecord(e1, L.st));
+            CK(cudaStreamSynchronize(L.st));
+        }
+        float ms;
+        CK(cudaEventElapsedTime(&ms, e0, e1));
+        CK(cudaMemcpy(h.data(), stamps, h.size() * sizeof h[0], cudaMemcpyDeviceToHost));
+        std::vector<double> load, wait, fold, store, life, dist, passes;
+        unsigned long long t0 = ~0ull, t1 = 0;
+        double busy = 0;
+        for (size_t t = 0; t < tiles; t++) {
+            const unsigned long long *s = &h[t * 8];
+            t0 = std::min(t0, s[0]);
+            t1 = std::max(t1, s[3]);
+            busy += (double)(s[3] - s[0]);
+            load.push_back((s[1] - s[0]) / 1e3);
+            if (t > 0) {
+                wait.push_back((s[6] - s[1]) / 1e3);
+                fold.push_back((s[2] - s[6]) / 1e3);
+                dist.push_back((double)s[4] + 1);
+                passes.push_back((double)s[5]);
+            }
+            store.push_back((s[3] - s[2]) / 1e3);
+            life.push_back((s[3] - s[0]) / 1e3);
+        }
+        printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write); stamps span %.1f us; tiles in flight %.1f\n",
+               names[ti], ms * 1e3, 2.0 * n * es / (ms * 1e-3) / 1e9, (t1 - t0) / 1e3, busy / (double)(t1 - t0));
+        stats("load + in-tile scan [us]", load);
+        stats("look-back until answered [us]", wait);
+        stats("fold [us]", fold);
+        stats("store [us]", store);
+        stats("block lifetime [us]", life);
+        stats("distance to nearest prefix", dist);
+        stats("extra look-back passes", passes);
+    }
+    return 0;
+}

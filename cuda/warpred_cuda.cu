@@ -517,9 +517,11 @@ wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t,
                 memcpy(out, id, es);
                 return WR_SUCCESS;
             }
-            WRC_CK(cudaMemcpyAsync, (out, id, es, cudaMemcpyDefault, L.st));
-            WRC_CK(cudaStreamSynchronize, (L.st));     /* id is gone after this block */
-            return WR_SUCCESS;
+            /* from the lane's pinned result area, not from the stack: a truly
+             * asynchronous copy (a pageable source is staged by the driver) */
+            memcpy(X(L).hres, id, es);
+            WRC_CK(cudaMemcpyAsync, (out, X(L).hres, es, cudaMemcpyDefault, L.st));
+            return WR_SUCCESS;                         /* finish() synchronises */
         }
         /* Chunks of a staged input fold into slot 0 on the device (the carry);
          * the last launch writes the result where it is going: out itself

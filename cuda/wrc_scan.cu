@@ -46,7 +46,15 @@ namespace {
 
 constexpr unsigned kAggregate = 1, kPrefix = 2;
 
-constexpr int kSub = 2;                  /* sub-tiles of kTile elements per block */
+/* Build-time knobs for tools/scan_phases.cu's experiments; the plugin uses
+ * the defaults. */
+#ifndef WRC_SCAN_SUB
+#define WRC_SCAN_SUB 2
+#endif
+#ifndef WRC_SCAN_MINB
+#define WRC_SCAN_MINB 1
+#endif
+constexpr int kSub = WRC_SCAN_SUB;       /* sub-tiles of kTile elements per block */
 constexpr size_t kBlockTile = kSub * kTile;
 
 /* Per-phase timestamps of every tile, for tools/scan_phases.cu only: the
@@ -199,7 +207,7 @@ __device__ __forceinline__ C look_back(long long t, unsigned long long ep, const
  * elements", and put 8 loads of 16 bytes in flight per thread.
  */
 template <wr_op O, typename T, int S>
-__global__ void __launch_bounds__(kThreads)
+__global__ void __launch_bounds__(kThreads, WRC_SCAN_MINB)
 k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, tdesc *d, unsigned *tctr,
        const typename carry_of<O, T>::type *carry_in, typename carry_of<O, T>::type *carry_out, int vec_ok)
 {

@@ -206,6 +206,7 @@ static void mark(enum fn f, wr_type t, wr_op op, enum res r, int good)
 static const size_t foundation[] = { 0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 256, 257, 1023, 1024, 1025,
                                      4095, 4096, 4097, 65537, ((size_t)1 << 20) + 3 };
 #define NFOUND (sizeof foundation / sizeof foundation[0])
+#define LONG_AMONG_SHORT 1007    /* segments of the "one long among short" case */
 
 /* reduce, scan, exscan (and in-place scans) of one array on every residency */
 static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t seed)
@@ -224,7 +225,7 @@ static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t se
         wr_context *g = gctx((enum res)r);
         char who[64];
         snprintf(who, sizeof who, "cuda/%s wr_reduce", res_name[r]);
-        if (trace) diag("%s %s", who, what);
+        if (trace) diag("%s %s: in %p, out %p", who, what, rin[r], rout[r]);
         res_put((enum res)r, rin[r], hin, bytes);
         res_poison((enum res)r, rout[r], es, 0x5a);
         int good = status_ok(who, what, g, wr_reduce(g, rin[r], rout[r], n, t, op));
@@ -530,7 +531,12 @@ int main(void)
     hout_c = malloc(cap * 8);
     hout_g = malloc(cap * 8);
     href = malloc(cap * 8);
-    size_t *hoff = malloc((cap + 1) * sizeof *hoff);
+    /* offsets: one per element at most, and the 1007 segments of "one long among
+     * short" below whatever the cap (a small WR_TEST_MAX_N made that case
+     * write past the end, corrupting the heap: the crash seen under the
+     * sanitizers at WR_TEST_MAX_N=300) */
+    const size_t hoff_n = cap + 1 > LONG_AMONG_SHORT + 1 ? cap + 1 : LONG_AMONG_SHORT + 1;
+    size_t *hoff = malloc(hoff_n * sizeof *hoff);
     if (!hin || !hout_c || !hout_g || !href || !hoff) bail("out of host memory");
 
     for (int ti = 0; ti < 6; ti++) {
@@ -582,6 +588,7 @@ int main(void)
                 pos += want; hoff[++nseg] = pos;                                         /* the long one */
                 for (int i = 0; i < 500; i++) { pos += rng_next(&s) % 7; hoff[++nseg] = pos; }
                 for (int i = 0; i < 3; i++) hoff[++nseg] = pos;
+                if (nseg != LONG_AMONG_SHORT) bail("one long among short: %zu segments", nseg);
                 if (pos + 64 <= cap && pos <= max_n) case_segments(t, op, hoff, nseg, seed++, "one long among short");
             }
         }

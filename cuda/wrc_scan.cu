@@ -51,8 +51,12 @@ constexpr unsigned kAggregate = 1, kPrefix = 2;
 #ifndef WRC_SCAN_SUB
 #define WRC_SCAN_SUB 2
 #endif
-#ifndef WRC_SCAN_MINB
-#define WRC_SCAN_MINB 1
+/* minimum blocks per SM, only when asked: even a 1 there changes ptxas's
+ * register allocation (int32: 64 -> 71 registers, one block less per SM) */
+#ifdef WRC_SCAN_MINB
+#define WRC_SCAN_BOUNDS __launch_bounds__(kThreads, WRC_SCAN_MINB)
+#else
+#define WRC_SCAN_BOUNDS __launch_bounds__(kThreads)
 #endif
 constexpr int kSub = WRC_SCAN_SUB;       /* sub-tiles of kTile elements per block */
 constexpr size_t kBlockTile = kSub * kTile;
@@ -207,7 +211,7 @@ __device__ __forceinline__ C look_back(long long t, unsigned long long ep, const
  * elements", and put 8 loads of 16 bytes in flight per thread.
  */
 template <wr_op O, typename T, int S>
-__global__ void __launch_bounds__(kThreads, WRC_SCAN_MINB)
+__global__ void WRC_SCAN_BOUNDS
 k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, tdesc *d, unsigned *tctr,
        const typename carry_of<O, T>::type *carry_in, typename carry_of<O, T>::type *carry_out, int vec_ok)
 {

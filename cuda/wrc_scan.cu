@@ -22,8 +22,9 @@
  * exactly the operations that precede it in that fold, every j gives the
  * same bits: the result does not depend on where the look-back stops, on
  * the grid, or on the scheduling (tests/cuda/test_cuda_determinism).
- * Integer, MIN/MAX and bitwise scans are exact, so there the terms are
- * combined by a block reduction instead of one by one.  The look-back has
+ * Integer scans are exact in any order, so there the terms are combined by
+ * a block reduction instead of one by one (float MIN/MAX fold too: with
+ * several NaNs the order decides which NaN's bits come out).  The look-back has
  * no chain of its own beyond that of CUB's: a tile needs only the nearest
  * prefix and the aggregates after it.
  *
@@ -123,7 +124,7 @@ __device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits
  * reads the descriptor of one of the kThreads tiles before t, waiting for it
  * to carry this launch's epoch (ep = epoch << 2); the nearest one with a
  * prefix starts the fold and thread 0 folds the aggregates after it on, in
- * order (exact ops: a block reduction).  Without a prefix among them, the
+ * order (integers: a block reduction).  Without a prefix among them, the
  * block waits a little and reads again: prefixes appear meanwhile.  Tile 0 publishes its prefix without
  * looking back, so the walk always ends.
  *
@@ -139,8 +140,11 @@ __device__ __forceinline__ C look_back(long long t, unsigned long long ep, const
                                        unsigned *s_pm, warpred::block_storage<C> &s_red)
 {
     typedef warpred::op<O, C> FC;
-    /* exact ops (integers, MIN/MAX, bitwise) give the same bits in any order */
-    constexpr bool exact = !(std::is_floating_point<C>::value && (O == WR_SUM || O == WR_PROD));
+    /* integer ops give the same bits in any order.  Float MIN/MAX are exact
+     * too, but with several NaNs the one that comes out depends on the order
+     * of the operands (wr_ops.h returns the first), and a tree over a window
+     * that varies from run to run would change the NaN's bits: they fold. */
+    constexpr bool exact = std::is_integral<C>::value;
     const int tid = (int)threadIdx.x, lane = tid & 31;
 #ifdef WRC_SCAN_PROFILE
     const long long tile = t;

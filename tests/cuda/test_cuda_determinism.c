@@ -5,7 +5,9 @@
  * whichever earlier tile has published its prefix, and that depends on
  * timing (cuda/wrc_scan.cu explains why the result does not).
  *
- * Float and double SUM and PROD, scan and exscan, on device memory, at sizes
+ * Float and double SUM, PROD and MAX (with NaNs of several bit patterns:
+ * the first one met must come out, whatever the look-back did), scan and
+ * exscan, on device memory, at sizes
  * whose chain of tiles is long (2^21 + 3 and 2^24 + 4097 elements, bounded by
  * WR_TEST_MAX_N): every one of REPEATS runs must be bit-identical to the
  * first, and so must the in-place run.  Meanwhile a second host thread keeps
@@ -41,10 +43,21 @@ static void fill(void *h, wr_type t, wr_op op, size_t n, uint64_t seed)
 {
     for (size_t i = 0; i < n; i++) {
         /* uniform in [-1, 1); for PROD 1 + that / 256, so that 2^24 factors stay finite */
-        double u = (double)(rng_next(&seed) >> 11) * 0x1p-52 - 1.0;
+        uint64_t r = rng_next(&seed);
+        double u = (double)(r >> 11) * 0x1p-52 - 1.0;
         double v = op == WR_PROD ? 1.0 + u / 256.0 : u;
         if (t == WR_FLOAT) ((float *)h)[i] = (float)v;
         else ((double *)h)[i] = v;
+        /* MAX: about one element in 50000 a NaN, sign and payload from r */
+        if (op == WR_MAX && r % 50000 == 7) {
+            if (t == WR_FLOAT) {
+                uint32_t b = 0x7fc00000u | (uint32_t)(r >> 40 & 0xffff) | (uint32_t)(r >> 63) << 31;
+                memcpy((float *)h + i, &b, 4);
+            } else {
+                uint64_t b = 0x7ff8000000000000ull | (r >> 24 & 0xffffffull) | (r >> 63) << 63;
+                memcpy((double *)h + i, &b, 8);
+            }
+        }
     }
 }
 
@@ -52,7 +65,7 @@ int main(void)
 {
     static const size_t sizes[] = { ((size_t)1 << 21) + 3, ((size_t)1 << 24) + 4097 };
     static const wr_type types[] = { WR_FLOAT, WR_DOUBLE };
-    static const wr_op ops[] = { WR_SUM, WR_PROD };
+    static const wr_op ops[] = { WR_SUM, WR_PROD, WR_MAX };
     pthread_t th;
 
     gpu_require();
@@ -74,7 +87,7 @@ int main(void)
         const size_t n = sizes[si];
         if (n > max_n) continue;
         for (size_t ti = 0; ti < 2; ti++)
-            for (size_t oi = 0; oi < 2; oi++)
+            for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++)
                 for (int ex = 0; ex < 2; ex++) {
                     const wr_type t = types[ti];
                     const wr_op op = ops[oi];

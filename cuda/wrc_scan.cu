@@ -214,7 +214,7 @@ __device__ __forceinline__ C look_back(long long t, unsigned long long ep, const
  * tiles the look-back chain runs through, keep DESIGN.md's "block of <= 4096
  * elements", and put 8 loads of 16 bytes in flight per thread.
  */
-template <wr_op O, typename T, int S>
+template <wr_op O, typename T>
 __global__ void WRC_SCAN_BOUNDS
 k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, tdesc *d, unsigned *tctr,
        const typename carry_of<O, T>::type *carry_in, typename carry_of<O, T>::type *carry_out, int vec_ok)
@@ -223,8 +223,7 @@ k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, tdesc *d, u
     typedef typename carry_of<O, T>::type C;
     typedef warpred::op<O, C> FC;
     constexpr int I = kTileItems, V = 16 / sizeof(T);
-    constexpr size_t kTileS = S * kTile;
-    __shared__ warpred::block_storage<T> bs[S];
+    __shared__ warpred::block_storage<T> bs[kSub];
     __shared__ C s_val[kThreads];
     __shared__ unsigned s_pm[kThreads / 32];
     __shared__ warpred::block_storage<C> s_red;
@@ -239,12 +238,12 @@ k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, tdesc *d, u
     __syncthreads();
     const size_t tile = s_tile;
     WRC_STAMP(0, wrc_now());
-    const size_t base = tile * kTileS;
-    const bool full = vec_ok && base + kTileS <= n;
+    const size_t base = tile * kBlockTile;
+    const bool full = vec_ok && base + kBlockTile <= n;
 
-    T x[S][I];
+    T x[kSub][I];
 #pragma unroll
-    for (int s = 0; s < S; s++) {
+    for (int s = 0; s < kSub; s++) {
         const size_t first = base + s * kTile + (size_t)tid * I;
         if (full) {
             const vec<T> *vp = reinterpret_cast<const vec<T> *>(in + first);
@@ -259,9 +258,9 @@ k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, tdesc *d, u
             for (int k = 0; k < I; k++) x[s][k] = first + k < n ? in[first + k] : F::neutral();
         }
     }
-    T tex[S], tot[S];
+    T tex[kSub], tot[kSub];
 #pragma unroll
-    for (int s = 0; s < S; s++) {
+    for (int s = 0; s < kSub; s++) {
         /* thread-local inclusive scan, in place, then across the block */
 #pragma unroll
         for (int k = 1; k < I; k++) x[s][k] = F::combine(x[s][k - 1], x[s][k]);
@@ -269,7 +268,7 @@ k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, tdesc *d, u
     }
     C agg = (C)tot[0];
 #pragma unroll
-    for (int s = 1; s < S; s++) agg = FC::combine(agg, (C)tot[s]);
+    for (int s = 1; s < kSub; s++) agg = FC::combine(agg, (C)tot[s]);
     WRC_STAMP(1, wrc_now());
 
     /* the exclusive prefix of this tile: the carry for tile 0, else P_{t-1};
@@ -292,7 +291,7 @@ k_scan(const T *in, T *out, size_t n, int exclusive, unsigned epoch, tdesc *d, u
     }
 
 #pragma unroll
-    for (int s = 0; s < S; s++) {
+    for (int s = 0; s < kSub; s++) {
         const size_t first = base + s * kTile + (size_t)tid * I;
         T y[I];
 #pragma unroll
@@ -349,7 +348,7 @@ struct scan_fn {
             L.epoch = 1;
         }
         const int vec_ok = ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0);
-        k_scan<O, T, kSub><<<(unsigned)tiles, kThreads, 0, L.st>>>((const T *)in, (T *)out, n, exclusive, L.epoch,
+        k_scan<O, T><<<(unsigned)tiles, kThreads, 0, L.st>>>((const T *)in, (T *)out, n, exclusive, L.epoch,
                                                   (tdesc *)L.sblk, L.ctr + 1,
                                                   (const C *)carry_in, (C *)carry_out, vec_ok);
         WRC_CKLAUNCH("scan kernel launch");

@@ -51,6 +51,7 @@ struct state {
     bool can_map;                /* the device can write mapped pinned host memory */
     char desc[300];
     size_t stage_bytes;          /* per staging buffer */
+    unsigned scan_blocks;        /* WARPRED_CUDA_SCAN_BLOCKS (0: as many as fit) */
     std::mutex mu;
     std::vector<lane *> idle;    /* lanes not in use */
     std::vector<lane *> all;
@@ -175,6 +176,7 @@ wr_status lane_create(state *S, lane **out, char *err)
         return WR_ERR_NO_MEMORY;
     }
     L->sms = S->sms;
+    L->scan_blocks = S->scan_blocks;
     st = [&]() -> wr_status {
         WRC_CK(cudaStreamCreateWithFlags, (&L->st, cudaStreamDefault));
         WRC_CK(cudaMalloc, ((void **)&L->ctr, 64));
@@ -425,10 +427,10 @@ wr_status cu_open(void **out, char *err)
     S->can_map = p.canMapHostMemory != 0;
     snprintf(S->desc, sizeof S->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
     /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
-     * ones to exercise many chunks), in whole scan tiles of 8-byte elements.
-     * When it is a multiple of 1 MiB (whole windows of 32 tiles, as the
-     * default is), a staged scan has the bits of the same scan on device
-     * memory. */
+     * ones to exercise many chunks), rounded up to whole scan tiles (of
+     * kScanTileBytes, whatever the type): every chunk of a staged scan then starts on a tile boundary,
+     * and the staged scan has the bits of the same scan on device memory
+     * (the left fold of wrc_scan.cu). */
     size_t sb = (size_t)32 << 20;
     const char *v = getenv("WARPRED_CUDA_STAGING_BYTES");
     if (v && *v) {
@@ -436,9 +438,18 @@ wr_status cu_open(void **out, char *err)
         unsigned long long x = strtoull(v, &end, 10);
         if (*end == '\0' && x > 0) sb = (size_t)x;
     }
-    const size_t unit = kTile * 8;
+    const size_t unit = kScanTileBytes;
     sb = (sb + unit - 1) / unit * unit;
     S->stage_bytes = sb;
+    /* WARPRED_CUDA_SCAN_BLOCKS: the most resident blocks a scan uses, for
+     * tests (with few blocks each one scans many tiles in turn: see
+     * k_scan_pipe in wrc_scan.cu); the default is as many as fit */
+    v = getenv("WARPRED_CUDA_SCAN_BLOCKS");
+    if (v && *v) {
+        char *end;
+        unsigned long long x = strtoull(v, &end, 10);
+        if (*end == '\0' && x > 0 && x < 65536) S->scan_blocks = (unsigned)x;
+    }
     try {
         S->all.reserve(64);
         S->idle.reserve(64);

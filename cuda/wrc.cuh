@@ -20,7 +20,8 @@ namespace wrc {
 
 constexpr int kThreads = 256;                 /* every kernel's block size */
 constexpr int kTileItems = 16;                /* scan: items per thread */
-constexpr size_t kTile = (size_t)kThreads * kTileItems; /* scan tile: 4096 elements */
+constexpr size_t kTile = (size_t)kThreads * kTileItems; /* scan sub-tile: 4096 elements */
+constexpr size_t kScanTileBytes = 32768;      /* scan tile: 2 sub-tiles of 4-byte, 1 of 8-byte elements */
 constexpr int kUnroll = 4;                    /* 16-byte loads in flight per thread */
 constexpr unsigned kMaxGrid = 32768;          /* reduce/argext blocks (partials capacity) */
 constexpr size_t kSlotBytes = 32;             /* one result / carry slot */
@@ -43,6 +44,7 @@ struct lane {
     void *sblk;                   /* scan tile descriptors (see wrc_scan.cu) */
     size_t scap;                  /* tiles they have room for */
     unsigned epoch;               /* statuses of other epochs read as "not yet" */
+    unsigned scan_blocks;         /* most resident blocks per scan (0: as many as fit) */
 
     unsigned *segctr;             /* per-segment arrival counters (kept 0) */
     size_t segctr_cap;            /* entries */

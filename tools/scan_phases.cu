@@ -2,14 +2,18 @@
  * scan_phases.cu -- where the time of the device-wide scan goes, tile by tile.
  *
  * cuda/wrc_scan.cu is compiled here with WRC_SCAN_PROFILE, which makes thread
- * 0 of every block stamp %globaltimer at the end of each phase: ticket taken,
- * tile loaded and scanned (aggregate out), look-back answered, prefix
- * folded, outputs stored; plus the distance to the nearest published prefix
- * and the number of extra look-back passes.  One scan of N elements (default
- * 2^28) of f32, i32 and f64 SUM on device memory after two warm-up runs;
- * printed: the kernel's time and GB/s (CUDA events), each phase's mean and
- * percentiles over the tiles, and how many tiles were in flight on average.
- * Not part of the build or the plugin:
+ * 0 of the block that handles a tile stamp %globaltimer at each step of the
+ * tile: ticket drawn (its copy into shared memory starts), aggregate out,
+ * look-back answered, prefix out, outputs stored; plus the distance to the
+ * nearest published prefix and the number of extra look-back passes.  A
+ * block works on two tiles at once (it finishes one while the next lands),
+ * so "aggregate out -> look-back answered" includes finishing the block's
+ * previous tile.  One scan of N elements (default 2^28) of f32, i32 and f64
+ * SUM on device memory after two warm-up runs; printed: the kernel's time
+ * and GB/s (CUDA events), each step's mean and percentiles over the tiles,
+ * and how many tiles were in flight on average.  The knobs WRC_SCAN_BUFS,
+ * WRC_SCAN_TILE_BYTES and WRC_SCAN_MINB (-D...) vary the pipeline.  Not part
+ * of the build or the plugin:
  *
  *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR \
  *        tools/scan_phases.cu -o scan_phases && ./scan_phases [N]
@@ -53,7 +57,7 @@ static void stats(const char *name, std::vector<double> v)
     double s = 0;
     for (double x : v) s += x;
     const size_t m = v.size();
-    printf("  %-30s mean %8.2f  p10 %8.2f  p50 %8.2f  p90 %8.2f  p99 %8.2f\n", name, s / m, v[m / 10], v[m / 2],
+    printf("  %-38s mean %8.2f  p10 %8.2f  p50 %8.2f  p90 %8.2f  p99 %8.2f\n", name, s / m, v[m / 10], v[m / 2],
            v[m * 9 / 10], v[m * 99 / 100]);
 }
 
@@ -64,6 +68,7 @@ int main(int argc, char **argv)
     const char *names[3] = { "f32", "i32", "f64" };
     wrc::lane L{};
     char err[WR_ERRLEN];
+    CK(cudaDeviceGetAttribute(&L.sms, cudaDevAttrMultiProcessorCount, 0));
     CK(cudaStreamCreate(&L.st));
     CK(cudaMalloc((void **)&L.ctr, 64));
     CK(cudaMemset(L.ctr, 0, 64));
@@ -71,17 +76,20 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&in, n * 8));
     CK(cudaMalloc(&out, n * 8));
     CK(cudaMemset(in, 0, n * 8));
-    const size_t tiles = (n + wrc::kBlockTile - 1) / wrc::kBlockTile;
+    auto tile_elems = [](size_t es) -> size_t { return es == 8 ? wrc::ptile<double>::elems : wrc::ptile<float>::elems; };
+    const size_t max_tiles = (n + tile_elems(8) - 1) / tile_elems(8) + (n + tile_elems(4) - 1) / tile_elems(4);
     unsigned long long *stamps;
-    CK(cudaMalloc((void **)&stamps, tiles * 8 * sizeof *stamps));
+    CK(cudaMalloc((void **)&stamps, max_tiles * 8 * sizeof *stamps));
     CK(cudaMemcpyToSymbol(wrc::wrc_scan_stamps, &stamps, sizeof stamps));
-    std::vector<unsigned long long> h(tiles * 8);
+    std::vector<unsigned long long> h(max_tiles * 8);
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    printf("scan_phases: n = %zu, tiles of %zu elements: %zu\n", n, wrc::kBlockTile, tiles);
+    printf("scan_phases: n = %zu, %d staging buffers per block, tiles of %d bytes\n", n, wrc::kBufs,
+           WRC_SCAN_TILE_BYTES);
     for (int ti = 0; ti < 3; ti++) {
         const size_t es = ti == 2 ? 8 : 4;
+        const size_t tiles = (n + tile_elems(es) - 1) / tile_elems(es);
         for (int r = 0; r < 3; r++) {
             CK(cudaEventRecord(e0, L.st));
             if (wrc::launch_scan(L, in, out, n, types[ti], WR_SUM, 0, nullptr, nullptr, err) != WR_SUCCESS) {
@@ -114,10 +122,10 @@ int main(int argc, char **argv)
         }
         printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write); stamps span %.1f us; tiles in flight %.1f\n",
                names[ti], ms * 1e3, 2.0 * n * es / (ms * 1e-3) / 1e9, (t1 - t0) / 1e3, busy / (double)(t1 - t0));
-        stats("load + in-tile scan [us]", load);
-        stats("look-back until answered [us]", wait);
-        stats("fold [us]", fold);
-        stats("store [us]", store);
+        stats("ticket -> aggregate out [us]", load);
+        stats("aggregate -> look-back answered [us]", wait);
+        stats("fold, prefix out [us]", fold);
+        stats("scan and store [us]", store);
         stats("block lifetime [us]", life);
         stats("distance to nearest prefix", dist);
         stats("extra look-back passes", passes);

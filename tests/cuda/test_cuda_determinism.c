@@ -7,13 +7,16 @@
  *
  * Float and double SUM, PROD and MAX (with NaNs of several bit patterns:
  * the first one met must come out, whatever the look-back did), scan and
- * exscan, on device memory, at sizes
- * whose chain of tiles is long (2^21 + 3 and 2^24 + 4097 elements, bounded by
+ * exscan, on device memory, at sizes from a few tiles to a long chain of
+ * them (2^16 + 5, 2^21 + 3 and 2^24 + 4097 elements, bounded by
  * WR_TEST_MAX_N): every one of REPEATS runs must be bit-identical to the
  * first, and so must the in-place run.  Meanwhile a second host thread keeps
  * the device busy with reductions on the same context, so the blocks of the
- * scan are scheduled differently from run to run.  (Accuracy against a
- * reference is test_cuda_xval's job; this is only stability.)
+ * scan are scheduled differently from run to run.  The same scans on
+ * contexts whose scans may use only 1 or 3 resident blocks
+ * (WARPRED_CUDA_SCAN_BLOCKS: each block then scans many tiles one after the
+ * other) must give the same bits too.  (Accuracy against a reference is
+ * test_cuda_xval's job; this is only stability.)
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -27,6 +30,9 @@
 #define REPEATS 6
 
 static wr_context *gpu;
+static const char *const few_blocks[] = { "1", "3" };
+#define NFEW (sizeof few_blocks / sizeof few_blocks[0])
+static wr_context *few[NFEW];              /* scans on that many resident blocks */
 static volatile int stop_bg;
 static void *bg_in, *bg_out;
 static size_t bg_n;
@@ -63,17 +69,22 @@ static void fill(void *h, wr_type t, wr_op op, size_t n, uint64_t seed)
 
 int main(void)
 {
-    static const size_t sizes[] = { ((size_t)1 << 21) + 3, ((size_t)1 << 24) + 4097 };
+    static const size_t sizes[] = { ((size_t)1 << 16) + 5, ((size_t)1 << 21) + 3, ((size_t)1 << 24) + 4097 };
     static const wr_type types[] = { WR_FLOAT, WR_DOUBLE };
     static const wr_op ops[] = { WR_SUM, WR_PROD, WR_MAX };
     pthread_t th;
 
     gpu_require();
-    const size_t max_n = test_max_n(sizes[1]);
+    const size_t max_n = test_max_n(sizes[2]);
     plan_lazy();
     if (wr_context_create(&gpu, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
+    for (size_t k = 0; k < NFEW; k++) {
+        setenv("WARPRED_CUDA_SCAN_BLOCKS", few_blocks[k], 1);
+        if (wr_context_create(&few[k], WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
+    }
+    unsetenv("WARPRED_CUDA_SCAN_BLOCKS");
 
-    const size_t cap = sizes[1] * 8;
+    const size_t cap = sizes[2] * 8;
     void *h = malloc(cap), *first = malloc(cap), *again = malloc(cap);
     void *din = res_alloc(RES_DEVICE, cap), *dout = res_alloc(RES_DEVICE, cap);
     if (!h || !first || !again) bail("out of host memory");
@@ -110,7 +121,20 @@ int main(void)
                         res_get(RES_DEVICE, run ? again : first, dout, bytes);
                         if (run && memcmp(first, again, bytes) != 0) good = 0;
                     }
+                    const char *who = "a repeated run";
+                    for (size_t k = 0; k < NFEW && good; k++) {    /* few resident blocks */
+                        who = few_blocks[k][0] == '1' ? "1 block" : "3 blocks";
+                        res_poison(RES_DEVICE, dout, bytes, 0x5a);
+                        if (scan(few[k], din, dout, n, t, op) != WR_SUCCESS) {
+                            diag("%s on %s: %s", what, who, wr_context_error(few[k]));
+                            good = 0;
+                        } else {
+                            res_get(RES_DEVICE, again, dout, bytes);
+                            if (memcmp(first, again, bytes) != 0) good = 0;
+                        }
+                    }
                     if (good) {                           /* in place: the same bits again */
+                        who = "the in-place run";
                         if (scan(gpu, din, din, n, t, op) != WR_SUCCESS) {
                             diag("%s in place: %s", what, wr_context_error(gpu));
                             good = 0;
@@ -123,10 +147,11 @@ int main(void)
                         size_t i = 0, es = wr_type_size(t);
                         char a[48], b[48];
                         while (i + 1 < n && !memcmp((char *)first + i * es, (char *)again + i * es, es)) i++;
-                        diag("%s: run %d differs first at [%zu]: %s vs %s", what, run, i,
+                        diag("%s: %s differs first at [%zu]: %s vs %s", what, who, i,
                              elem_str(t, first, i, a, sizeof a), elem_str(t, again, i, b, sizeof b));
                     }
-                    ok(good, "%s: %d runs and the in-place run give the same bits", what, REPEATS + 1);
+                    ok(good, "%s: %d runs, runs on 1 and 3 resident blocks and the in-place run give the same bits",
+                       what, REPEATS + 1);
                 }
     }
     stop_bg = 1;
@@ -138,6 +163,7 @@ int main(void)
     free(h);
     free(first);
     free(again);
+    for (size_t k = 0; k < NFEW; k++) wr_context_destroy(few[k]);
     wr_context_destroy(gpu);
     return 0;
 }

@@ -15,6 +15,10 @@
  *    within 1e-4 relative of the exact prefix.
  * Host buffers go through a second CUDA context with small staging buffers
  * (many chunks even at modest sizes); the big cases through the default one.
+ * Scans on device memory also run on a third context whose scans use only 2
+ * resident blocks (WARPRED_CUDA_SCAN_BLOCKS), so that from 3 tiles on each
+ * block scans several tiles in turn (with as many blocks as fit, an H200
+ * does that only past ~3M elements).
  *
  * WR_TEST_MAX_N caps every size (the sanitizer runs use small ones).
  */
@@ -36,7 +40,7 @@ static int failed[F_NFN][6][7][RES_COUNT];   /* a failure was seen */
 static int ran[F_NFN][6][7][RES_COUNT];      /* a case ran */
 static int arg_failed[2][6][RES_COUNT], arg_ran[2][6][RES_COUNT];
 
-static wr_context *cpu, *gpu, *gpu_small;
+static wr_context *cpu, *gpu, *gpu_small, *gpu_two;
 static size_t max_n;
 static const size_t small_cap = ((size_t)1 << 20) + 3 + 64;   /* elements of the per-residency buffers */
 static void *rin[RES_COUNT], *rout[RES_COUNT], *rval[RES_COUNT];
@@ -257,6 +261,13 @@ static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t se
             good = good && status_ok(who, "in place", g, scan(g, rout[r], rout[r], n, t, op));
             res_get((enum res)r, hout_g, rout[r], bytes);
             good = good && same_array(who, "in place", t, href, hout_g, n);
+            if (r == RES_DEVICE) {                 /* on 2 resident blocks */
+                res_put((enum res)r, rin[r], hin, bytes);
+                res_poison((enum res)r, rout[r], bytes, 0x5a);
+                good = good && status_ok(who, "2 blocks", gpu_two, scan(gpu_two, rin[r], rout[r], n, t, op));
+                res_get((enum res)r, hout_g, rout[r], bytes);
+                good = good && same_array(who, "2 blocks", t, href, hout_g, n);
+            }
             mark(f, t, op, (enum res)r, good && cpu_good);
         }
     }
@@ -517,6 +528,9 @@ int main(void)
     setenv("WARPRED_CUDA_STAGING_BYTES", "65536", 1);
     if (wr_context_create(&gpu_small, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
     unsetenv("WARPRED_CUDA_STAGING_BYTES");
+    setenv("WARPRED_CUDA_SCAN_BLOCKS", "2", 1);
+    if (wr_context_create(&gpu_two, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
+    unsetenv("WARPRED_CUDA_SCAN_BLOCKS");
     diag("%s", wr_context_describe(gpu));
 
     const size_t cap = small_cap < max_n + 64 ? small_cap : max_n + 64;
@@ -652,6 +666,7 @@ int main(void)
     if (((size_t)1 << 26) <= max_n) case_scan_accuracy();
 
     wr_context_destroy(gpu_small);
+    wr_context_destroy(gpu_two);
     wr_context_destroy(gpu);
     wr_context_destroy(cpu);
     return tap_failures() ? 1 : 0;

@@ -245,6 +245,7 @@ template <typename T> struct ptile {
     static constexpr int V = 16 / sizeof(T);
     /* staging chunks (warpred_cuda.cu) start on tile boundaries */
     static_assert(kScanTileBytes % bytes == 0, "kScanTileBytes is whole tiles");
+    static_assert(sub <= 2, "scan_smem has block-scan storage for 2 sub-tiles");
 };
 
 __device__ __forceinline__ unsigned swz(unsigned c) { return c ^ ((c >> 3) & 7u); }

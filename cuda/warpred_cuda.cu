@@ -428,9 +428,9 @@ wr_status cu_open(void **out, char *err)
     snprintf(S->desc, sizeof S->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
     /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
      * ones to exercise many chunks), rounded up to whole scan tiles (of
-     * kScanTileBytes, whatever the type): every chunk of a staged scan then starts on a tile boundary,
-     * and the staged scan has the bits of the same scan on device memory
-     * (the left fold of wrc_scan.cu). */
+     * kScanTileBytes, whatever the type): every chunk of a staged scan then
+     * starts on a tile boundary, and the staged scan has the bits of the same
+     * scan on device memory (the left fold of wrc_scan.cu). */
     size_t sb = (size_t)32 << 20;
     const char *v = getenv("WARPRED_CUDA_STAGING_BYTES");
     if (v && *v) {

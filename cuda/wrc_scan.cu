@@ -126,15 +126,16 @@ __device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits
  * to carry this launch's epoch (ep = epoch << 2); the nearest one with a
  * prefix starts the fold and thread 0 folds the aggregates after it on, in
  * order (integers: a block reduction).  Without a prefix among them, the
- * block waits a little and reads again: prefixes appear meanwhile.  Tile 0 publishes its prefix without
- * looking back, so the walk always ends.
+ * block waits a little and reads again: prefixes appear meanwhile.  Tile 0
+ * publishes its prefix without looking back, so the walk always ends.
  *
  * Why a whole block reads: one read of the descriptors is a round trip
  * through L2 (~0.5 us) and a prefix is only published after its tile's
  * look-back, so the nearest one lags behind.  Measured with
- * tools/scan_phases.cu on an H200 at 2^28 elements, it is 100-130 tiles back
- * on average (p90 ~230): a warp's 32 descriptors per round trip (CUB's
- * look-back) would need four trips.
+ * tools/scan_phases.cu on an H200 at 2^28 elements, it is 13-51 tiles back
+ * on average with the pipeline below (p90 35-108; 100-130 with one tile per
+ * block): often more than a warp's 32 descriptors per round trip (CUB's
+ * look-back).
  */
 template <wr_op O, typename C>
 __device__ __forceinline__ C look_back(long long t, unsigned long long ep, const tdesc *d, C *s_val,
@@ -217,7 +218,7 @@ __device__ __forceinline__ C look_back(long long t, unsigned long long ep, const
  *     *before* it looks back for its older tile: aggregates go out a whole
  *     step early, so look-backs find them (no extra look-back passes);
  *   - then the older tile is finished: look-back, prefix out, scan, store.
- * Measured (doc/PERFORMANCE.md): +4-8 % over one tile per block, 2 buffers
+ * Measured (doc/PERFORMANCE.md): +3-8 % over one tile per block, 2 buffers
  * (3 blocks per SM) ahead of 3 buffers (2 per SM), 32 KB tiles ahead of 16.
  * Deadlock: tickets are drawn in order by running blocks only, so the
  * smallest unfinished tile belongs to a running block whose earlier tiles

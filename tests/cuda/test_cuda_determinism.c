@@ -30,7 +30,7 @@
 #define REPEATS 6
 
 static wr_context *gpu;
-static const char *const few_blocks[] = { "1", "3" };
+static const struct { const char *env, *name; } few_blocks[] = { { "1", "1 block" }, { "3", "3 blocks" } };
 #define NFEW (sizeof few_blocks / sizeof few_blocks[0])
 static wr_context *few[NFEW];              /* scans on that many resident blocks */
 static volatile int stop_bg;
@@ -79,7 +79,7 @@ int main(void)
     plan_lazy();
     if (wr_context_create(&gpu, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
     for (size_t k = 0; k < NFEW; k++) {
-        setenv("WARPRED_CUDA_SCAN_BLOCKS", few_blocks[k], 1);
+        setenv("WARPRED_CUDA_SCAN_BLOCKS", few_blocks[k].env, 1);
         if (wr_context_create(&few[k], WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
     }
     unsetenv("WARPRED_CUDA_SCAN_BLOCKS");
@@ -123,7 +123,7 @@ int main(void)
                     }
                     const char *who = "a repeated run";
                     for (size_t k = 0; k < NFEW && good; k++) {    /* few resident blocks */
-                        who = few_blocks[k][0] == '1' ? "1 block" : "3 blocks";
+                        who = few_blocks[k].name;
                         res_poison(RES_DEVICE, dout, bytes, 0x5a);
                         if (scan(few[k], din, dout, n, t, op) != WR_SUCCESS) {
                             diag("%s on %s: %s", what, who, wr_context_error(few[k]));

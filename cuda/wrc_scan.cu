@@ -3,19 +3,15 @@
  * decoupled look-back (Merrill & Garland, "Single-pass Parallel Prefix Scan
  * with Decoupled Look-back", NVIDIA NVR-2016-002).
  *
- * Tiles are 32 KB: 2 sub-tiles of kTile = 4096 elements of 4-byte types,
- * 1 of 8-byte types (16 elements per thread each).  Blocks stay resident
- * (one wave) and draw tile numbers from an atomic counter, so every smaller
- * tile is held by a running block (no deadlock whatever the scheduling).
- * Each block runs a software pipeline over two shared-memory buffers
- * (k_scan_pipe): it copies the next tile in with cp.async while it finishes
- * the current one; once a tile has landed it scans it in the block
- * (thread-local scan, then the block scan of warpred_device.cuh: per-warp
- * shuffle scans plus an exclusive scan of the warp totals) and publishes its
- * aggregate A at once, before it looks back for the tile before it; the
- * whole block then looks back over the predecessors' descriptors for the
- * older tile's exclusive prefix (see look_back for why the whole block),
- * publishes its prefix, and stores its outputs.
+ * Tiles are 32 KB (kScanTileBytes: 8192 4-byte or 4096 8-byte elements).
+ * One block per multiprocessor stays resident and draws tile numbers from
+ * an atomic counter, so every smaller tile is held by a running block (no
+ * deadlock whatever the scheduling).  Its warps are specialised
+ * (k_scan_ws below): a load warp copies tiles into a ring of shared-memory
+ * stages, a reduce squad publishes each tile's aggregate as soon as it has
+ * landed, a look-back warp finds each tile's prefix from its predecessors'
+ * descriptors and publishes it, and a scan squad writes the outputs, all on
+ * different tiles at once.
  *
  * Determinism.  A plain look-back combines the aggregates it meets back to
  * the nearest tile that has published its inclusive prefix, and which tile
@@ -27,11 +23,13 @@
  * exactly the operations that precede it in that fold, every j gives the
  * same bits: the result does not depend on where the look-back stops, on
  * the grid, or on the scheduling (tests/cuda/test_cuda_determinism).
- * Integer scans are exact in any order, so there the terms are combined by
- * a block reduction instead of one by one (float MIN/MAX fold too: with
- * several NaNs the order decides which NaN's bits come out).  The look-back has
- * no chain of its own beyond that of CUB's: a tile needs only the nearest
- * prefix and the aggregates after it.
+ * The same holds inside a tile: each thread's fold, the scan of the folds
+ * and the tile's aggregate are computed in one fixed order.  Integer scans
+ * are exact in any order, so there the look-back's terms are combined by a
+ * warp reduction instead of one by one (float MIN/MAX fold too: with
+ * several NaNs the order decides which NaN's bits come out).  The look-back
+ * has no chain of its own beyond that of CUB's: a tile needs only the
+ * nearest prefix and the aggregates after it.
  *
  * Descriptors.  A tile's descriptor is 16 bytes, {value, epoch << 2 | flag},
  * written and read as one 128-bit access (PTX .b128, sm_70+), so a reader
@@ -39,10 +37,10 @@
  * without clearing: each launch has a new epoch and statuses of another
  * epoch read as "not yet".
  *
- * Accuracy.  Float sums carry the tile prefixes in double; each output is
- * (double base of its sub-tile: the prefix of the earlier tiles, then of the
- * earlier sub-tile) + (float scan inside its sub-tile of 4096), so a
- * 2^26-element float scan stays within 1e-4 relative of the exact prefix.
+ * Accuracy.  Float sums carry the prefixes in double: the per-thread bases
+ * inside a tile and the tile prefixes are doubles, and only each thread's
+ * own run of 64 elements is scanned in float, so a 2^26-element float scan
+ * stays well within 1e-4 relative of the exact prefix.
  */
 #include <atomic>
 #include "wrc.cuh"
@@ -53,32 +51,17 @@ namespace {
 
 constexpr unsigned kAggregate = 1, kPrefix = 2;
 
-/* Build-time knobs for tools/scan_phases.cu's experiments (WRC_SCAN_MINB,
- * WRC_SCAN_BUFS, WRC_SCAN_TILE_BYTES); the plugin uses the defaults.
- * Minimum blocks per SM, only when asked: even a 1 there changes ptxas's
- * register allocation (int32: 64 -> 71 registers, one block less per SM). */
-#ifdef WRC_SCAN_MINB
-#define WRC_SCAN_BOUNDS __launch_bounds__(kThreads, WRC_SCAN_MINB)
-#else
-#define WRC_SCAN_BOUNDS __launch_bounds__(kThreads)
-#endif
-
-/* Per-phase timestamps of every tile, for tools/scan_phases.cu only: the
+/* Per-phase timestamps of every tile, for tools/scan_phases.cu only (which
+ * also varies the build-time knobs WRC_WS_STAGES and WRC_WS_MINB below): the
  * plugin is built without them. */
 #ifdef WRC_SCAN_PROFILE
 __device__ unsigned long long *wrc_scan_stamps;
-#define WRC_STAMP(k, v)                                                                 \
-    do {                                                                                \
-        if (threadIdx.x == 0) wrc_scan_stamps[tile * 8 + (k)] = (v);                    \
-    } while (0)
 __device__ __forceinline__ unsigned long long wrc_now()
 {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
-#else
-#define WRC_STAMP(k, v) do { } while (0)
 #endif
 
 template <wr_op O, typename T> struct carry_of { typedef T type; };
@@ -119,222 +102,153 @@ __device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits
                  : "=l"(bits), "=l"(status) : "l"(p) : "memory");
 }
 
-/*
- * The inclusive prefix P_{t-1} of the tiles before tile t (t > 0), by the
- * left fold described above, in every thread of the block.  Each thread
- * reads the descriptor of one of the kThreads tiles before t, waiting for it
- * to carry this launch's epoch (ep = epoch << 2); the nearest one with a
- * prefix starts the fold and thread 0 folds the aggregates after it on, in
- * order (integers: a block reduction).  Without a prefix among them, the
- * block waits a little and reads again: prefixes appear meanwhile.  Tile 0
- * publishes its prefix without looking back, so the walk always ends.
+/* ---- the warp-specialised kernel -----------------------------------------
+ * One resident block per multiprocessor (or a few: WRC_WS_MINB), split into
+ * squads that each do one step for every tile the block owns, so that no
+ * step waits for another's latency (the idea of CCCL's "warpspeed" scan for
+ * sm_100, cub/device/dispatch/kernels/scan_warpspeed.cuh, here on sm_80+
+ * with cp.async and mbarriers instead of TMA and cluster launch control):
+ *   load     (1 warp):  waits for a free stage, draws the next tile's ticket,
+ *                       copies the tile into the stage with cp.async;
+ *   reduce   (kSquad warps): the tile's per-thread folds, their exclusive
+ *                       scan (the bases the scan squad starts from) and the
+ *                       tile's aggregate, published at once;
+ *   look-back (1 warp): the exclusive prefix of the tile from the
+ *                       predecessors' descriptors (starting from the block's
+ *                       own previous tile, which it knows), then the tile's
+ *                       inclusive prefix, published;
+ *   scan     (kSquad warps): each thread's elements scanned from its base,
+ *                       written back into the stage, then copied out with
+ *                       coalesced 16-byte stores; the stage is free again.
+ * The stages form a ring of kStagesWs tiles; each has four mbarriers: full
+ * (the tile and its ticket have landed), red (bases and aggregate are in
+ * shared memory), pre (its prefix is), empty (its outputs are out).  The
+ * previous kernel (one squad doing every step of two tiles in turn) spent
+ * ~13 us of dependent steps per tile with 3 blocks per SM and reached
+ * 0.56x of a copy; here the load warp keeps every free stage loading while
+ * the look-back waits.
  *
- * Why a whole block reads: one read of the descriptors is a round trip
- * through L2 (~0.5 us) and a prefix is only published after its tile's
- * look-back, so the nearest one lags behind.  Measured with
- * tools/scan_phases.cu on an H200 at 2^28 elements, it is 13-51 tiles back
- * on average with the pipeline below (p90 35-108; 100-130 with one tile per
- * block): often more than a warp's 32 descriptors per round trip (CUB's
- * look-back).
+ * Deadlock: a ticket is drawn only when its stage is free, so every drawn
+ * tile is loaded and reduced without waiting for any other tile, and its
+ * aggregate is published.  The smallest tile m without a published prefix
+ * belongs to a running block whose earlier tiles all have theirs, so that
+ * block's look-back warp is at m (it takes its tiles in order), finds the
+ * prefix of m-1 and publishes m's: every tile finishes.
  */
-template <wr_op O, typename C>
-__device__ __forceinline__ C look_back(long long t, unsigned long long ep, const tdesc *d, C *s_val,
-                                       unsigned *s_pm, warpred::block_storage<C> &s_red)
-{
-    typedef warpred::op<O, C> FC;
-    /* integer ops give the same bits in any order.  Float MIN/MAX are exact
-     * too, but with several NaNs the one that comes out depends on the order
-     * of the operands (wr_ops.h returns the first), and a tree over a window
-     * that varies from run to run would change the NaN's bits: they fold. */
-    constexpr bool exact = std::is_integral<C>::value;
-    const int tid = (int)threadIdx.x, lane = tid & 31;
-#ifdef WRC_SCAN_PROFILE
-    const long long tile = t;
-    int passes = 0;
+#ifndef WRC_WS_STAGES
+#define WRC_WS_STAGES 6
 #endif
-    for (;;) {
-        const long long j = t - 1 - tid;
-        unsigned long long bits = 0, st = 0;
-        if (j >= 0) {
-            ld_desc(d + j, bits, st);
-            while ((st & ~3ull) != ep) {
-                __nanosleep(20);
-                ld_desc(d + j, bits, st);
-            }
-        }
-        s_val[tid] = from_bits<C>(bits);
-        const unsigned pm = __ballot_sync(warpred::full_mask, j >= 0 && (st & 3u) == kPrefix);
-        if (lane == 0) s_pm[tid / 32] = pm;
-        __syncthreads();
-        int p = -1;                               /* tile t-1-p: the nearest prefix */
-#pragma unroll
-        for (int w = kThreads / 32 - 1; w >= 0; w--)
-            if (s_pm[w]) p = w * 32 + __ffs(s_pm[w]) - 1;
-        if (p >= 0) {
-            WRC_STAMP(4, (unsigned long long)p);
-            WRC_STAMP(5, (unsigned long long)passes);
-            WRC_STAMP(6, wrc_now());
-            if constexpr (exact) {
-                /* P_j and the aggregates after it in a block reduction: ~0.1 us
-                 * whatever the distance, where a serial fold takes ~10 ns a tile */
-                return warpred::block_reduce<O>(tid <= p ? s_val[tid] : FC::neutral(), s_red);
-            } else {
-                /* the left fold, in thread 0: smem loads 8 at a time ahead of the
-                 * dependent combines, so it runs at the combine's latency */
-                if (tid == 0) {
-                    C e = s_val[p];
-                    int q = p - 1;
-                    for (; q >= 7; q -= 8) {
-                        C a[8];
-#pragma unroll
-                        for (int u = 0; u < 8; u++) a[u] = s_val[q - u];
-#pragma unroll
-                        for (int u = 0; u < 8; u++) e = FC::combine(e, a[u]);
-                    }
-                    for (; q >= 0; q--) e = FC::combine(e, s_val[q]);
-                    s_red.warp[0] = e;
-                }
-                __syncthreads();
-                return s_red.warp[0];
-            }
-        }
-        __syncthreads();                          /* s_val and s_pm are read again */
-        __nanosleep(256);
-#ifdef WRC_SCAN_PROFILE
-        passes++;
+#ifndef WRC_WS_MINB
+#define WRC_WS_MINB 1
 #endif
-    }
-}
+#ifndef WRC_WS_LB
+#define WRC_WS_LB 1
+#endif
+#ifndef WRC_WS_LBK
+#define WRC_WS_LBK 4
+#endif
+#ifndef WRC_WS_SQUAD
+#define WRC_WS_SQUAD 4
+#endif
+#ifndef WRC_WS_AHEAD
+#define WRC_WS_AHEAD 1
+#endif
+#ifndef WRC_WS_TILE_BYTES
+#define WRC_WS_TILE_BYTES 32768
+#endif
+constexpr int kStagesWs = WRC_WS_STAGES;      /* tiles in a block's ring */
+constexpr int kSquad = WRC_WS_SQUAD;          /* warps of the reduce and of the scan squad */
+constexpr int kAhead = WRC_WS_AHEAD;          /* tickets drawn ahead of the stage they go to */
+constexpr size_t kWsTileBytes = WRC_WS_TILE_BYTES;
+#ifndef WRC_SCAN_PROFILE
+/* staging chunks (warpred_cuda.cu) start on tile boundaries */
+static_assert(kScanTileBytes % kWsTileBytes == 0, "kScanTileBytes is whole tiles");
+#endif
+constexpr int kSquadThreads = kSquad * 32;
+constexpr int kLb = WRC_WS_LB;                /* look-back warps (taking the tiles in turn) */
+constexpr int kWsThreads = (2 * kSquad + kLb + 1) * 32;  /* + the load warp */
+constexpr int kLbK = WRC_WS_LBK;              /* look-back: descriptors per lane per pass */
+static_assert(kLb >= 1 && kLb <= kStagesWs, "1 to kStagesWs look-back warps");
+constexpr unsigned kEnd = 0xffffffffu;        /* ticket past the last tile */
 
-/* ---- the pipelined tile loop ---------------------------------------------
- * The previous kernel took one tile per block (tools/scan_phases.cu, on an
- * H200: a tile spent ~45 % of its life waiting for its look-back with no
- * loads of its own in flight).  Here blocks stay resident and loop over
- * tiles in a software pipeline over kBufs shared-memory buffers filled by
- * cp.async (sm_80+):
- *   - a tile is staged (copied into shared memory) as soon as its ticket is
- *     drawn, while the block finishes the tile before it;
- *   - once it has landed, the block computes its aggregate and publishes it,
- *     *before* it looks back for its older tile: aggregates go out a whole
- *     step early, so look-backs find them (no extra look-back passes);
- *   - then the older tile is finished: look-back, prefix out, scan, store.
- * Measured (doc/PERFORMANCE.md): +3-8 % over one tile per block, 2 buffers
- * (3 blocks per SM) ahead of 3 buffers (2 per SM), 32 KB tiles ahead of 16.
- * Deadlock: tickets are drawn in order by running blocks only, so the
- * smallest unfinished tile belongs to a running block whose earlier tiles
- * are all finished, and every tile before it has published at least its
- * aggregate.  A tile's aggregate is computed exactly as its scan computes
- * the sub-tile totals (thread fold, then the block scan's total), and the
- * left fold makes the bits independent of which block scans which tile.
- * Shared layout: 16-byte chunk c of a tile lives at chunk swz(c), which
- * spreads the 16-byte reads of 8 consecutive threads (64 or 128 bytes
- * apart) over all 32 banks.
- */
-#ifndef WRC_SCAN_BUFS
-#define WRC_SCAN_BUFS 2
-#endif
-#ifndef WRC_SCAN_TILE_BYTES
-#define WRC_SCAN_TILE_BYTES 32768
-#endif
-constexpr int kBufs = WRC_SCAN_BUFS;
-static_assert(kBufs == 2 || kBufs == 3, "2 or 3 staging buffers");
-
-template <typename T> struct ptile {
-    /* sub-tiles of kTile elements: 2 of 4-byte, 1 of 8-byte elements */
-    static constexpr int sub = WRC_SCAN_TILE_BYTES / (kTile * sizeof(T)) > 0 ? WRC_SCAN_TILE_BYTES / (kTile * sizeof(T)) : 1;
-    static constexpr size_t elems = sub * kTile, bytes = elems * sizeof(T);
+/* A tile is kScanTileBytes: 8192 4-byte or 4096 8-byte elements, 64 or 32
+ * per squad thread, 16 chunks of 16 bytes each. */
+template <typename T> struct wtile {
+    static constexpr size_t elems = kWsTileBytes / sizeof(T);
+    static constexpr int items = (int)(elems / kSquadThreads);
     static constexpr int V = 16 / sizeof(T);
-    /* staging chunks (warpred_cuda.cu) start on tile boundaries */
-    static_assert(kScanTileBytes % bytes == 0, "kScanTileBytes is whole tiles");
-    static_assert(sub <= 2, "scan_smem has block-scan storage for 2 sub-tiles");
+    static constexpr int chunks = items / V;  /* per squad thread */
+    static constexpr int shift = chunks == 8 ? 3 : chunks == 16 ? 4 : 5;
+    static_assert(chunks == 8 || chunks == 16 || chunks == 32, "8, 16 or 32 chunks per thread");
 };
 
-__device__ __forceinline__ unsigned swz(unsigned c) { return c ^ ((c >> 3) & 7u); }
-
-/* Copy tile t (if t < tiles) into buf: 16-byte cp.async when the tile is
- * whole and aligned, else element by element with the neutral element past
- * n.  Always one commit group, so that waits can count groups. */
-template <typename T, typename F>
-__device__ __forceinline__ void stage(T *buf, const T *in, size_t n, size_t t, size_t tiles, int vec_ok)
+/* Shared layout of a stage: 16-byte chunk c of the tile lives at chunk
+ * swz(c).  A squad thread reads its `chunks` consecutive chunks one at a
+ * time, so the 8 threads of one 16-byte access phase read chunks `chunks`
+ * apart; the XOR with (c / chunks) % 8 spreads them over all 32 banks.
+ * Consecutive chunks (the copies in and out) stay 8 to a bank-free group. */
+template <typename T> __device__ __forceinline__ unsigned swz(unsigned c)
 {
-    typedef ptile<T> P;
-    const unsigned tid = threadIdx.x;
-    if (t < tiles) {
-        const size_t base = t * P::elems;
-        if (vec_ok && base + P::elems <= n) {
-            const vec<T> *src = reinterpret_cast<const vec<T> *>(in + base);
-            vec<T> *vb = reinterpret_cast<vec<T> *>(buf);
-#pragma unroll
-            for (unsigned r = 0; r < P::bytes / 16 / kThreads; r++) {
-                const unsigned c = r * kThreads + tid;
-                const unsigned dst = (unsigned)__cvta_generic_to_shared(vb + swz(c));
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(dst), "l"(src + c) : "memory");
-            }
-        } else {
-            for (unsigned e = tid; e < P::elems; e += kThreads) {
-                T *dst = buf + swz(e / P::V) * P::V + e % P::V;
-                if (base + e < n) {
-                    const unsigned sa = (unsigned)__cvta_generic_to_shared(dst);
-                    asm volatile("cp.async.ca.shared.global [%0], [%1], %2;"
-                                 :: "r"(sa), "l"(in + base + e), "n"(sizeof(T)) : "memory");
-                } else {
-                    *dst = F::neutral();
-                }
-            }
-        }
-    }
-    asm volatile("cp.async.commit_group;" ::: "memory");
+    return c ^ ((c >> wtile<T>::shift) & 7u);
 }
 
-template <int N> __device__ __forceinline__ void staged_wait()
+/* ---- mbarriers (sm_80+; try_wait on sm_90) ---- */
+__device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
+
+__device__ __forceinline__ void mbar_init(unsigned long long *b, unsigned count)
 {
-    asm volatile("cp.async.wait_group %0;" :: "n"(N) : "memory");
-    __syncthreads();
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;" :: "r"(smem_addr(b)), "r"(count) : "memory");
 }
 
-/* this thread's 16 consecutive elements of each sub-tile, from the buffer */
-template <typename T>
-__device__ __forceinline__ void unstage(T (&x)[ptile<T>::sub][kTileItems], const T *buf)
+__device__ __forceinline__ void mbar_arrive(unsigned long long *b)
 {
-    constexpr int I = kTileItems, V = ptile<T>::V;
-    constexpr unsigned sub_chunks = kTile * sizeof(T) / 16;
-    const vec<T> *vb = reinterpret_cast<const vec<T> *>(buf);
-#pragma unroll
-    for (int s = 0; s < ptile<T>::sub; s++) {
-#pragma unroll
-        for (int q = 0; q < I / V; q++) {
-            const vec<T> v = vb[swz(s * sub_chunks + threadIdx.x * (I / V) + q)];
-#pragma unroll
-            for (int j = 0; j < V; j++) x[s][q * V + j] = v.v[j];
-        }
+    asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.shared.b64 st, [%0];\n\t}" :: "r"(smem_addr(b)) : "memory");
+}
+
+/* the arrival of this thread's earlier cp.async copies, when they complete */
+__device__ __forceinline__ void mbar_arrive_cp_async(unsigned long long *b)
+{
+    asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" :: "r"(smem_addr(b)) : "memory");
+}
+
+/* wait for the phase of parity ph to complete (acquire: what the arriving
+ * threads wrote before arriving is visible after) */
+__device__ __forceinline__ void mbar_wait(unsigned long long *b, unsigned ph)
+{
+    const unsigned a = smem_addr(b);
+    unsigned done;
+    for (;;) {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done) : "r"(a), "r"(ph) : "memory");
+#else
+        asm volatile("{\n\t.reg .pred p;\n\tmbarrier.test_wait.parity.shared.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
+                     : "=r"(done) : "r"(a), "r"(ph) : "memory");
+#endif
+        if (done) return;
     }
 }
 
-/* thread-local inclusive scans, then across the block: tex[s] = the exclusive
- * prefix of this thread's part of sub-tile s, tot[s] = the sub-tile's total */
-template <wr_op O, typename T, int S>
-__device__ __forceinline__ void in_tile_scan(T (&x)[S][kTileItems], T (&tex)[S], T (&tot)[S],
-                                             warpred::block_storage<T> *bs)
+/* a barrier among the n threads of one squad (ids 1 and 2; 0 is __syncthreads) */
+__device__ __forceinline__ void squad_sync(int id)
 {
-    typedef warpred::op<O, T> F;
-#pragma unroll
-    for (int s = 0; s < S; s++) {
-#pragma unroll
-        for (int k = 1; k < kTileItems; k++) x[s][k] = F::combine(x[s][k - 1], x[s][k]);
-        tex[s] = warpred::block_exclusive_scan<O>(x[s][kTileItems - 1], bs[s], &tot[s]);
-    }
+    asm volatile("bar.sync %0, %1;" :: "r"(id), "n"(kSquadThreads) : "memory");
 }
 
-/* the shared memory of a block besides its staging buffers */
-template <typename T, typename C> struct scan_smem {
-    warpred::block_storage<T> bs[2];     /* the block scans of the (up to 2) sub-tiles */
-    C s_val[kThreads];                   /* look-back: the descriptors' values */
-    unsigned s_pm[kThreads / 32];        /* look-back: which of them are prefixes */
-    warpred::block_storage<C> s_red;     /* look-back: the combine of the terms */
+/* the shared memory of a block besides its stages */
+template <typename C> struct ws_smem {
+    unsigned long long full[kStagesWs], red[kStagesWs], pre[kStagesWs], empty[kStagesWs];
+    unsigned tk[kStagesWs];                   /* the stage's tile, or kEnd */
+    C tex[kStagesWs][kSquadThreads];          /* each scan thread's base inside the tile */
+    C wsum[kStagesWs][kSquad];                /* the reduce warps' totals */
+    C agg[kStagesWs];                         /* the tile's aggregate */
+    C pre_v[kStagesWs];                       /* the tile's exclusive prefix */
+    int pre_have[kStagesWs];                  /* ... if there is one (not tile 0 without carry) */
+    C lbv[kLb][32 * kLbK];                    /* look-back: the values read, nearest first */
 };
 
-/* pipe_* helpers share the kernel's arguments */
-template <wr_op O, typename T> struct pipe_args {
+/* the kernel's arguments */
+template <wr_op O, typename T> struct ws_args {
     typedef typename carry_of<O, T>::type C;
     const T *in;
     T *out;
@@ -346,169 +260,416 @@ template <wr_op O, typename T> struct pipe_args {
     C *carry_out;
 };
 
-/* The aggregate of the staged tile `tile`, published (tile 0: its prefix,
- * carry op A_0, at once); returned for the finish. */
-template <wr_op O, typename T>
-__device__ __forceinline__ typename carry_of<O, T>::type
-pipe_aggregate(const pipe_args<O, T> &a, const T *buf, size_t tile, scan_smem<T, typename carry_of<O, T>::type> &sm)
+/* 16-byte chunk i of this squad thread's part of the stage (r: its rank) */
+template <typename T> __device__ __forceinline__ vec<T> &chunk(T *stage, int r, int i)
 {
-    typedef typename carry_of<O, T>::type C;
-    typedef warpred::op<O, C> FC;
-    constexpr int S = ptile<T>::sub;
-    T x[S][kTileItems], tex[S], tot[S];
-    unstage(x, buf);
-    in_tile_scan<O>(x, tex, tot, sm.bs);
-    C agg = (C)tot[0];
-#pragma unroll
-    for (int s = 1; s < S; s++) agg = FC::combine(agg, (C)tot[s]);
-    if (threadIdx.x == 0) {
-        if (tile == 0) {
-            const C incl = a.carry_in ? FC::combine(*a.carry_in, agg) : agg;
-            st_desc(a.d, to_bits(incl), a.ep | kPrefix);
-            if (a.carry_out && a.tiles == 1) *a.carry_out = incl;
-        } else {
-            st_desc(a.d + tile, to_bits(agg), a.ep | kAggregate);
-        }
-    }
-    WRC_STAMP(1, wrc_now());
-    return agg;
+    return reinterpret_cast<vec<T> *>(stage)[swz<T>((unsigned)(r * wtile<T>::chunks + i))];
 }
 
-/* Finish the staged tile `tile` whose aggregate is agg: look back, publish
- * its prefix, scan, store.  after_unstage() runs once the buffer has been
- * read into registers (the 2-buffer pipeline refills it there). */
-template <wr_op O, typename T, typename H>
-__device__ __forceinline__ void pipe_finish(const pipe_args<O, T> &a, const T *buf, size_t tile,
-                                            typename carry_of<O, T>::type agg,
-                                            scan_smem<T, typename carry_of<O, T>::type> &sm, H after_unstage)
+template <typename T> __device__ __forceinline__ void read_items(T (&x)[wtile<T>::items], T *stage, int r)
 {
-    typedef warpred::op<O, T> F;
-    typedef typename carry_of<O, T>::type C;
-    typedef warpred::op<O, C> FC;
-    constexpr int S = ptile<T>::sub, I = kTileItems, V = ptile<T>::V;
-    const unsigned tid = threadIdx.x;
-    C pre = C();
-    bool have = true;
-    if (tile == 0) {
-        have = a.carry_in != nullptr;
-        if (have) pre = *a.carry_in;
-        __syncthreads();                 /* sm.bs is reused below (look_back has barriers of its own) */
+    constexpr int V = wtile<T>::V;
+#pragma unroll
+    for (int i = 0; i < wtile<T>::chunks; i++) {
+        const vec<T> v = chunk(stage, r, i);
+#pragma unroll
+        for (int j = 0; j < V; j++) x[i * V + j] = v.v[j];
+    }
+}
+
+/* Load warp: copy tile t into the stage, 16-byte cp.async when the tile is
+ * whole and aligned, else element by element with the neutral element past
+ * n (the scan of a partial tile needs no other care). */
+template <typename T, typename F>
+__device__ __forceinline__ void ws_stage(T *stage, const T *in, size_t n, size_t t, int vec_ok, int lane)
+{
+    typedef wtile<T> W;
+    const size_t base = t * W::elems;
+    if (vec_ok && base + W::elems <= n) {
+        const vec<T> *src = reinterpret_cast<const vec<T> *>(in + base);
+        vec<T> *vs = reinterpret_cast<vec<T> *>(stage);
+#pragma unroll 8
+        for (unsigned c = lane; c < W::elems / W::V; c += 32)
+            asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem_addr(vs + swz<T>(c))), "l"(src + c) : "memory");
     } else {
-        pre = look_back<O>((long long)tile, a.ep, a.d, sm.s_val, sm.s_pm, sm.s_red);
-        if (tid == 0) {
-            const C incl = FC::combine(pre, agg);
-            st_desc(a.d + tile, to_bits(incl), a.ep | kPrefix);
-            if (a.carry_out && tile == a.tiles - 1) *a.carry_out = incl;
+        for (unsigned e = lane; e < W::elems; e += 32) {
+            T *dst = stage + swz<T>(e / W::V) * W::V + e % W::V;
+            if (base + e < n)
+                asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(smem_addr(dst)), "l"(in + base + e), "n"(sizeof(T)) : "memory");
+            else
+                *dst = F::neutral();
         }
     }
-    WRC_STAMP(2, wrc_now());
-    T x[S][I], tex[S], tot[S];
-    unstage(x, buf);
-    after_unstage();
-    in_tile_scan<O>(x, tex, tot, sm.bs);
-    const size_t base = tile * ptile<T>::elems;
-    const bool whole = a.vec_ok && base + ptile<T>::elems <= a.n;
-#pragma unroll
-    for (int s = 0; s < S; s++) {
-        const size_t first = base + s * kTile + (size_t)tid * I;
-        T y[I];
-#pragma unroll
-        for (int k = 0; k < I; k++) {
-            /* this element's prefix inside the sub-tile; thread 0 has no earlier
-             * threads, and element 0 of an exclusive scan no earlier element */
-            T loc;
-            bool any = true;
-            if (!a.exclusive) loc = tid ? F::combine(tex[s], x[s][k]) : x[s][k];
-            else if (k) loc = tid ? F::combine(tex[s], x[s][k - 1]) : x[s][k - 1];
-            else { loc = tex[s]; any = tid != 0; }
-            if (any) y[k] = have ? (T)FC::combine(pre, (C)loc) : loc;
-            else     y[k] = have ? (T)pre : F::identity();
-        }
-        if (whole) {
-            vec<T> *vp = reinterpret_cast<vec<T> *>(a.out + first);
-#pragma unroll
-            for (int q = 0; q < I / V; q++) {
-                vec<T> v;
-#pragma unroll
-                for (int j = 0; j < V; j++) v.v[j] = y[q * V + j];
-                vp[q] = v;
-            }
-        } else {
-#pragma unroll
-            for (int k = 0; k < I; k++) if (first + k < a.n) a.out[first + k] = y[k];
-        }
-        /* the next sub-tile's base */
-        pre = have ? FC::combine(pre, (C)tot[s]) : (C)tot[s];
-        have = true;
-    }
-    WRC_STAMP(3, wrc_now());
 }
 
 template <wr_op O, typename T>
-__global__ void WRC_SCAN_BOUNDS
-k_scan_pipe(pipe_args<O, T> a, unsigned *tctr)
+__device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_smem<typename carry_of<O, T>::type> &sm,
+                                        unsigned *tctr, int lane)
 {
     typedef warpred::op<O, T> F;
-    typedef typename carry_of<O, T>::type C;
-    extern __shared__ uint4 s_dyn[];                 /* kBufs tiles */
-    __shared__ scan_smem<T, C> sm;
-    __shared__ unsigned s_tk;
-    auto buf = [&](int b) { return reinterpret_cast<T *>(s_dyn) + (size_t)(b % kBufs) * ptile<T>::elems; };
-    /* Every block draws tickets until one is past the end and then no more:
-     * tiles + gridDim.x tickets in all, and whoever draws the last one puts
-     * the counter back for the next launch. */
-    const unsigned last_ticket = (unsigned)a.tiles + gridDim.x - 1;
-    bool out_of_tiles = false;
-    auto ticket = [&]() -> size_t {
-        if (out_of_tiles) return a.tiles;
-        if (threadIdx.x == 0) {
-            const unsigned t = atomicAdd(tctr, 1u);
-            s_tk = t;
-            if (t == last_ticket) atomicExch(tctr, 0u);
+    /* every block draws tickets until one is past the end: tiles + gridDim.x
+     * in all, and whoever draws the last one puts the counter back */
+    /* Tickets are drawn kAhead tiles ahead, so that their round trips
+     * overlap the wait for a free stage and the copies of the tiles before (a
+     * block then holds up to kAhead tiles it has not staged yet: its stages
+     * hold earlier tiles, which finish without them, so the deadlock argument
+     * above holds).  A block draws until it gets a ticket past the end (it
+     * may hold kAhead of those); the last block to stop drawing puts both
+     * counters back for the next launch.  The first ticket past the end is
+     * followed by kLb - 1 end marks, so that every look-back warp meets one. */
+    unsigned q[kAhead];                           /* lane 0's: the tickets drawn, oldest first */
+    bool drawing = true;
+    auto draw = [&]() -> unsigned {
+        unsigned t = kEnd;
+        if (lane == 0 && drawing) {
+            t = atomicAdd(tctr, 1u);
+            if (t >= a.tiles) {
+                drawing = false;
+                if (atomicAdd(tctr + 1, 1u) == gridDim.x - 1) {
+                    atomicExch(tctr, 0u);
+                    atomicExch(tctr + 1, 0u);
+                }
+            }
         }
-        __syncthreads();
-        size_t t = s_tk;
-        __syncthreads();                             /* s_tk is written again by the next draw */
-        if (t >= a.tiles) { out_of_tiles = true; t = a.tiles; }
-#ifdef WRC_SCAN_PROFILE
-        else if (threadIdx.x == 0) wrc_scan_stamps[t * 8] = wrc_now();
-#endif
         return t;
     };
-    auto nothing = [] {};
-
-    size_t cur = ticket();
-    if (cur >= a.tiles) return;
-    int b = 0;
-    stage<T, F>(buf(0), a.in, a.n, cur, a.tiles, a.vec_ok);
-    size_t nxt = ticket();
-    stage<T, F>(buf(1), a.in, a.n, nxt, a.tiles, a.vec_ok);
-    staged_wait<1>();
-    C agg = pipe_aggregate(a, buf(0), cur, sm);
-    for (;;) {
-        size_t nn = a.tiles;
-        if constexpr (kBufs == 3) {
-            nn = ticket();                           /* (its barrier: buf(b + 2) is no longer read) */
-            stage<T, F>(buf(b + 2), a.in, a.n, nn, a.tiles, a.vec_ok);
-            staged_wait<1>();                        /* nxt has landed */
-        } else {
-            staged_wait<0>();
+#pragma unroll
+    for (int k = 0; k < kAhead; k++) q[k] = draw();
+    int ends = 0;
+    for (unsigned it = 0;; it++) {
+        const int s = (int)(it % kStagesWs);
+        unsigned t = kEnd;
+        if (ends == 0) {
+            t = __shfl_sync(warpred::full_mask, q[0], 0);
+#pragma unroll
+            for (int k = 0; k + 1 < kAhead; k++) q[k] = q[k + 1];
+            q[kAhead - 1] = draw();
         }
-        const C agg_n = nxt < a.tiles ? pipe_aggregate(a, buf(b + 1), nxt, sm) : C();
-        if constexpr (kBufs == 3) {
-            pipe_finish(a, buf(b), cur, agg, sm, nothing);
-        } else {
-            pipe_finish(a, buf(b), cur, agg, sm, [&] {
-                nn = ticket();                       /* (its barrier: every thread has read buf(b)) */
-                stage<T, F>(buf(b), a.in, a.n, nn, a.tiles, a.vec_ok);
-            });
-        }
-        if (nxt >= a.tiles) break;
-        cur = nxt;
-        nxt = nn;
-        agg = agg_n;
-        b = (b + 1) % kBufs;
+        const bool end = t >= a.tiles;
+        ends += end;
+        mbar_wait(&sm.empty[s], ((it / kStagesWs) & 1u) ^ 1u);
+        if (lane == 0) sm.tk[s] = end ? kEnd : t;
+#ifdef WRC_SCAN_PROFILE
+        if (lane == 0 && !end) wrc_scan_stamps[(size_t)t * 8] = wrc_now();
+#endif
+        if (!end) ws_stage<T, F>(stages + (size_t)s * wtile<T>::elems, a.in, a.n, t, a.vec_ok, lane);
+        mbar_arrive_cp_async(&sm.full[s]);   /* when this lane's copies have landed */
+        mbar_arrive(&sm.full[s]);            /* tk and the neutral fill */
+        if (ends == kLb) return;
     }
+}
+
+/* Reduce squad (r = 0..kSquadThreads-1): per-thread folds, their exclusive
+ * scan in the carry type, the aggregate. */
+template <wr_op O, typename T>
+__device__ __forceinline__ void ws_reduce(const ws_args<O, T> &a, T *stages, ws_smem<typename carry_of<O, T>::type> &sm,
+                                          int r)
+{
+    typedef warpred::op<O, T> F;
+    typedef typename carry_of<O, T>::type C;
+    typedef warpred::op<O, C> FC;
+    constexpr int I = wtile<T>::items;
+    const int w = r / 32, lane = r & 31;
+    for (unsigned it = 0;; it++) {
+        const int s = (int)(it % kStagesWs);
+        mbar_wait(&sm.full[s], (it / kStagesWs) & 1u);
+        const unsigned t = sm.tk[s];
+        if (t == kEnd) return;
+        T x[I];
+        read_items(x, stages + (size_t)s * wtile<T>::elems, r);
+        T f = x[0];
+#pragma unroll
+        for (int k = 1; k < I; k++) f = F::combine(f, x[k]);
+        C wt;
+        const C wex = warpred::warp_exclusive_scan<O>((C)f, wt);
+        if (lane == 0) sm.wsum[s][w] = wt;
+        squad_sync(1);
+        /* base of this thread: the earlier warps' totals, in order, then the
+         * earlier lanes' (warp 0 lane 0 has none: the scan squad knows) */
+        C b = sm.wsum[s][0];
+#pragma unroll
+        for (int v = 1; v < kSquad; v++)
+            if (v < w) b = FC::combine(b, sm.wsum[s][v]);
+        sm.tex[s][r] = w == 0 ? wex : (lane == 0 ? b : FC::combine(b, wex));
+        if (r == 0) {
+            C agg = sm.wsum[s][0];
+#pragma unroll
+            for (int v = 1; v < kSquad; v++) agg = FC::combine(agg, sm.wsum[s][v]);
+            sm.agg[s] = agg;
+            if (t == 0) {
+                const C incl = a.carry_in ? FC::combine(*a.carry_in, agg) : agg;
+                st_desc(a.d, to_bits(incl), a.ep | kPrefix);
+            } else {
+                st_desc(a.d + t, to_bits(agg), a.ep | kAggregate);
+            }
+#ifdef WRC_SCAN_PROFILE
+            wrc_scan_stamps[(size_t)t * 8 + 1] = wrc_now();
+#endif
+        }
+        mbar_arrive(&sm.red[s]);
+    }
+}
+
+/*
+ * Look-back warp: the inclusive prefix P_{t-1} of the tiles before tile t
+ * (t > 0) by the left fold described at the top.  Lane l reads the
+ * descriptors of tiles t-1-l-32i (i < kLbK), waiting for each to carry this
+ * launch's epoch (ep = epoch << 2); the block's own previous tile `prev`
+ * (prefix pprev) needs no read, and nothing before it is needed.  The
+ * nearest prefix starts the fold and lane 0 folds the aggregates after it
+ * on, in order (integers: a warp reduction).  Without a prefix among them
+ * (only when the block's previous tile is further back than 32*kLbK), the
+ * warp waits a little and reads again: prefixes appear meanwhile.
+ */
+template <wr_op O, typename C>
+__device__ __forceinline__ C ws_look_back(long long t, long long prev, C pprev, unsigned long long ep,
+                                          const tdesc *d, C *lbv, int lane)
+{
+    typedef warpred::op<O, C> FC;
+    /* integer ops give the same bits in any order; float MIN/MAX with
+     * several NaNs do not (wr_ops.h returns the first): they fold */
+    constexpr bool exact = std::is_integral<C>::value;
+#ifdef WRC_SCAN_PROFILE
+    const long long tile = t;
+    int passes = 0;
+#endif
+    for (;;) {
+        unsigned long long bits[kLbK], st[kLbK];
+#pragma unroll
+        for (int i = 0; i < kLbK; i++) {
+            const long long j = t - 1 - lane - 32 * i;
+            bits[i] = 0;
+            st[i] = ep | kPrefix;               /* j <= prev: not read */
+            if (j > prev) ld_desc(d + j, bits[i], st[i]);
+            else if (j == prev) bits[i] = to_bits(pprev);
+        }
+#pragma unroll
+        for (int i = 0; i < kLbK; i++) {
+            const long long j = t - 1 - lane - 32 * i;
+            while (j > prev && (st[i] & ~3ull) != ep) {
+                __nanosleep(20);
+                ld_desc(d + j, bits[i], st[i]);
+            }
+        }
+        int p = -1;                              /* tile t-1-p: the nearest prefix */
+#pragma unroll
+        for (int i = kLbK - 1; i >= 0; i--) {
+            const long long j = t - 1 - lane - 32 * i;
+            const unsigned m = __ballot_sync(warpred::full_mask, j >= prev && j >= 0 && (st[i] & 3u) == kPrefix);
+            if (m) p = 32 * i + __ffs(m) - 1;
+        }
+        if (p >= 0) {
+#ifdef WRC_SCAN_PROFILE
+            if (lane == 0) {
+                wrc_scan_stamps[tile * 8 + 4] = (unsigned long long)p;
+                wrc_scan_stamps[tile * 8 + 5] = (unsigned long long)passes;
+                wrc_scan_stamps[tile * 8 + 6] = wrc_now();
+            }
+#endif
+            if constexpr (exact) {
+                C e = FC::neutral();
+#pragma unroll
+                for (int i = 0; i < kLbK; i++)
+                    if (lane + 32 * i <= p) e = FC::combine(e, from_bits<C>(bits[i]));
+                return warpred::warp_reduce<O>(e);
+            } else {
+#pragma unroll
+                for (int i = 0; i < kLbK; i++) lbv[lane + 32 * i] = from_bits<C>(bits[i]);
+                __syncwarp();
+                C e = C();
+                if (lane == 0) {
+                    /* loads 8 at a time ahead of the dependent combines */
+                    e = lbv[p];
+                    int q = p - 1;
+                    for (; q >= 7; q -= 8) {
+                        C v[8];
+#pragma unroll
+                        for (int u = 0; u < 8; u++) v[u] = lbv[q - u];
+#pragma unroll
+                        for (int u = 0; u < 8; u++) e = FC::combine(e, v[u]);
+                    }
+                    for (; q >= 0; q--) e = FC::combine(e, lbv[q]);
+                }
+                e = __shfl_sync(warpred::full_mask, e, 0);
+                __syncwarp();                    /* lbv is written again by the next tile */
+                return e;
+            }
+        }
+        __nanosleep(256);
+#ifdef WRC_SCAN_PROFILE
+        passes++;
+#endif
+    }
+}
+
+/* Look-back warp k of kLb: the tiles of the iterations k, k + kLb, ... */
+template <wr_op O, typename T>
+__device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<typename carry_of<O, T>::type> &sm,
+                                            int k, int lane)
+{
+    typedef typename carry_of<O, T>::type C;
+    typedef warpred::op<O, C> FC;
+    long long prev = -1;                          /* this warp's previous tile */
+    C pprev = C();                                /* its inclusive prefix */
+    for (unsigned it = (unsigned)k;; it += kLb) {
+        const int s = (int)(it % kStagesWs);
+        const unsigned ph = (it / kStagesWs) & 1u;
+        mbar_wait(&sm.full[s], ph);
+        const unsigned t = sm.tk[s];
+        if (t == kEnd) return;
+        bool have = true;
+        C pre = C();
+        if (t == 0) {
+            have = a.carry_in != nullptr;
+            if (have) pre = *a.carry_in;
+        } else {
+            pre = ws_look_back<O>((long long)t, prev, pprev, a.ep, a.d, sm.lbv[k], lane);
+        }
+        mbar_wait(&sm.red[s], ph);
+        const C incl = have ? FC::combine(pre, sm.agg[s]) : sm.agg[s];
+        __syncwarp();                             /* every lane's reads of tk and agg come before the arrive */
+        if (lane == 0) {
+            if (t > 0) st_desc(a.d + t, to_bits(incl), a.ep | kPrefix);  /* (tile 0: the reduce squad) */
+            if (a.carry_out && t == a.tiles - 1) *a.carry_out = incl;
+            sm.pre_v[s] = pre;
+            sm.pre_have[s] = have;
+#ifdef WRC_SCAN_PROFILE
+            wrc_scan_stamps[(size_t)t * 8 + 2] = wrc_now();
+            if (t == 0) wrc_scan_stamps[6] = wrc_scan_stamps[2];
+#endif
+            mbar_arrive(&sm.pre[s]);
+        }
+        prev = t;
+        pprev = incl;
+    }
+}
+
+/* What an element's output is, from its thread's base b (in the carry type;
+ * hb: there is one) and its prefix x inside the thread.  Float sums carry in
+ * double, and (float)(b + (double)x) costs two conversions and a double add
+ * per element.  The base is split instead, once per tile, into the float
+ * hi = (float)b and lo = (float)(b - hi), and an element costs hi + (lo + x),
+ * within an ulp of the output.  Where b is a float already (which includes
+ * -0 and the infinities) lo is -0, so that lo + x is x: the output is hi + x,
+ * correctly rounded, with a float scan's signs of zeros; with no base both
+ * are -0 and the output is x.  Only a finite b beyond the float range
+ * (wide()) needs the double add. */
+template <wr_op O, typename T> struct out_map {
+    typedef typename carry_of<O, T>::type C;
+    static constexpr bool split = !std::is_same<C, T>::value;
+    C b;
+    bool hb, wide_;
+    T hi, lo;
+    __device__ __forceinline__ out_map(C b_, bool hb_) : b(b_), hb(hb_), wide_(false), hi((T)-0.0), lo((T)-0.0)
+    {
+        if constexpr (split) {
+            if (hb) {
+                hi = (T)b;
+                if (isinf(hi) && !isinf(b)) wide_ = true;
+                else if (isfinite(b) && (C)hi != b) lo = (T)(b - (C)hi);
+            }
+        }
+    }
+    __device__ __forceinline__ bool wide() const { return wide_; }
+    __device__ __forceinline__ T operator()(T x) const
+    {
+        if constexpr (split) return hi + (lo + x);
+        else return hb ? warpred::op<O, T>::combine(b, x) : x;
+    }
+    __device__ __forceinline__ T wide_out(T x) const { return (T)(b + (C)x); }
+    __device__ __forceinline__ T base() const { return hb ? (T)b : warpred::op<O, T>::identity(); }
+};
+
+/* the outputs of this thread's elements (x: their prefixes inside the
+ * thread) into its part of the stage, through f */
+template <typename T, typename M>
+__device__ __forceinline__ void put_outputs(T *stage, int r, const T (&x)[wtile<T>::items], int exclusive, T base, M f)
+{
+    constexpr int V = wtile<T>::V;
+#pragma unroll
+    for (int i = 0; i < wtile<T>::chunks; i++) {
+        vec<T> v;
+#pragma unroll
+        for (int j = 0; j < V; j++) {
+            const int k = i * V + j;
+            if (!exclusive) v.v[j] = f(x[k]);
+            else v.v[j] = k ? f(x[k - 1]) : base;
+        }
+        chunk(stage, r, i) = v;
+    }
+}
+
+/* Scan squad (r = 0..kSquadThreads-1). */
+template <wr_op O, typename T>
+__device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_smem<typename carry_of<O, T>::type> &sm,
+                                        int r)
+{
+    typedef warpred::op<O, T> F;
+    typedef typename carry_of<O, T>::type C;
+    typedef warpred::op<O, C> FC;
+    typedef wtile<T> W;
+    constexpr int I = W::items, V = W::V;
+    for (unsigned it = 0;; it++) {
+        const int s = (int)(it % kStagesWs);
+        const unsigned ph = (it / kStagesWs) & 1u;
+        mbar_wait(&sm.full[s], ph);
+        const unsigned t = sm.tk[s];
+        if (t == kEnd) return;
+        T *stage = stages + (size_t)s * W::elems;
+        T x[I];
+        read_items(x, stage, r);
+#pragma unroll
+        for (int k = 1; k < I; k++) x[k] = F::combine(x[k - 1], x[k]);
+        mbar_wait(&sm.red[s], ph);
+        const C tex = sm.tex[s][r];
+        mbar_wait(&sm.pre[s], ph);
+        const C pre = sm.pre_v[s];
+        const bool have = sm.pre_have[s] != 0;
+        /* thread 0 has no earlier threads in the tile */
+        const out_map<O, T> m(r == 0 ? pre : (have ? FC::combine(pre, tex) : tex), r != 0 || have);
+        /* (one branch per thread and tile, not per element) */
+        if (m.wide()) put_outputs(stage, r, x, a.exclusive, m.base(), [&](T v) { return m.wide_out(v); });
+        else          put_outputs(stage, r, x, a.exclusive, m.base(), [&](T v) { return m(v); });
+        squad_sync(2);
+        /* copy out: consecutive threads, consecutive chunks */
+        const size_t base = (size_t)t * W::elems;
+        if (a.vec_ok && base + W::elems <= a.n) {
+            vec<T> *dst = reinterpret_cast<vec<T> *>(a.out + base);
+            const vec<T> *vs = reinterpret_cast<const vec<T> *>(stage);
+#pragma unroll 4
+            for (unsigned c = r; c < W::elems / V; c += kSquadThreads) dst[c] = vs[swz<T>(c)];
+        } else {
+            for (unsigned e = r; e < W::elems; e += kSquadThreads)
+                if (base + e < a.n) a.out[base + e] = stage[swz<T>(e / V) * V + e % V];
+        }
+#ifdef WRC_SCAN_PROFILE
+        if (r == 0) wrc_scan_stamps[(size_t)t * 8 + 3] = wrc_now();
+#endif
+        mbar_arrive(&sm.empty[s]);
+    }
+}
+
+template <wr_op O, typename T>
+__global__ void __launch_bounds__(kWsThreads, WRC_WS_MINB) k_scan_ws(ws_args<O, T> a, unsigned *tctr)
+{
+    typedef typename carry_of<O, T>::type C;
+    extern __shared__ uint4 s_dyn[];              /* kStagesWs tiles */
+    __shared__ ws_smem<C> sm;
+    T *stages = reinterpret_cast<T *>(s_dyn);
+    const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x & 31;
+    if (threadIdx.x == 0) {
+        for (int s = 0; s < kStagesWs; s++) {
+            mbar_init(&sm.full[s], 64);            /* the load warp's 32 lanes, twice */
+            mbar_init(&sm.red[s], kSquadThreads);
+            mbar_init(&sm.pre[s], 1);
+            mbar_init(&sm.empty[s], kSquadThreads);
+        }
+    }
+    __syncthreads();
+    if (warp < kSquad) ws_reduce(a, stages, sm, (int)threadIdx.x);
+    else if (warp < 2 * kSquad) ws_scan(a, stages, sm, (int)threadIdx.x - kSquadThreads);
+    else if (warp < 2 * kSquad + kLb) ws_lookback(a, sm, warp - 2 * kSquad, lane);
+    else ws_load(a, stages, sm, tctr, lane);
     asm volatile("cp.async.wait_all;" ::: "memory");
 }
 
@@ -519,7 +680,7 @@ struct scan_fn {
     {
         typedef typename carry_of<O, T>::type C;
         static_assert(sizeof(C) <= 8, "descriptor values are 8 bytes");
-        const size_t tiles = (n + ptile<T>::elems - 1) / ptile<T>::elems;
+        const size_t tiles = (n + wtile<T>::elems - 1) / wtile<T>::elems;
         /* tickets (tiles + grid of them) are 32-bit */
         if (tiles > 0xffffffffu - 0x10000u) return fail(err, "scan: too many tiles", cudaErrorInvalidValue);
         if (tiles > L.scap) {
@@ -536,22 +697,22 @@ struct scan_fn {
         }
         const int vec_ok = ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0);
         /* resident blocks only (at most 65536: see the ticket check above),
-         * each with its staging buffers; the shared-memory opt-in is per
+         * each with its ring of stages; the shared-memory opt-in is per
          * device, so it is renewed on every call (a host-side call) */
-        auto kp = k_scan_pipe<O, T>;
-        constexpr size_t dyn = (size_t)kBufs * ptile<T>::bytes;
+        auto kp = k_scan_ws<O, T>;
+        constexpr size_t dyn = (size_t)kStagesWs * kWsTileBytes;
         static std::atomic<int> per_sm{0};
         WRC_CK(cudaFuncSetAttribute, ((const void *)kp, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
         if (per_sm.load(std::memory_order_relaxed) == 0) {
             int nb = 0;
-            WRC_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, kThreads, dyn));
+            WRC_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, kWsThreads, dyn));
             per_sm.store(nb > 0 ? nb : 1);
         }
         size_t grid = (size_t)(L.sms > 0 ? L.sms : 1) * (size_t)per_sm.load(std::memory_order_relaxed);
         if (L.scan_blocks && L.scan_blocks < grid) grid = L.scan_blocks;
         if (grid > tiles) grid = tiles;
         if (grid > 0x10000u) grid = 0x10000u;
-        pipe_args<O, T> a;
+        ws_args<O, T> a;
         a.in = (const T *)in;
         a.out = (T *)out;
         a.n = n;
@@ -562,7 +723,7 @@ struct scan_fn {
         a.d = (tdesc *)L.sblk;
         a.carry_in = (const C *)carry_in;
         a.carry_out = (C *)carry_out;
-        kp<<<(unsigned)grid, kThreads, dyn, L.st>>>(a, L.ctr + 1);
+        kp<<<(unsigned)grid, kWsThreads, dyn, L.st>>>(a, L.ctr + 1);  /* tickets [1], blocks done [2] */
         WRC_CKLAUNCH("scan kernel launch");
         return WR_SUCCESS;
     }

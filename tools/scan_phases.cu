@@ -1,19 +1,21 @@
 /*
  * scan_phases.cu -- where the time of the device-wide scan goes, tile by tile.
  *
- * cuda/wrc_scan.cu is compiled here with WRC_SCAN_PROFILE, which makes thread
- * 0 of the block that handles a tile stamp %globaltimer at each step of the
- * tile: ticket drawn (its copy into shared memory starts), aggregate out,
- * look-back answered, prefix out, outputs stored; plus the distance to the
- * nearest published prefix and the number of extra look-back passes.  A
- * block works on two tiles at once (it finishes one while the next lands),
- * so "aggregate out -> look-back answered" includes finishing the block's
- * previous tile.  One scan of N elements (default 2^28) of f32, i32 and f64
- * SUM on device memory after two warm-up runs; printed: the kernel's time
- * and GB/s (CUDA events), each step's mean and percentiles over the tiles,
- * and how many tiles were in flight on average.  The knobs WRC_SCAN_BUFS,
- * WRC_SCAN_TILE_BYTES and WRC_SCAN_MINB (-D...) vary the pipeline.  Not part
- * of the build or the plugin:
+ * cuda/wrc_scan.cu is compiled here with WRC_SCAN_PROFILE, which makes the
+ * warp-specialised kernel stamp %globaltimer at each step of a tile: staged
+ * (its ticket is in hand and a stage free: the load warp starts the copy),
+ * aggregate out (reduce squad), look-back answered and prefix out
+ * (look-back warp), outputs stored (scan squad); plus the distance to the
+ * nearest published prefix and the number of extra look-back passes.  The
+ * squads work on different tiles at once, so the steps of one tile overlap
+ * those of others, and a look-back may even answer before its own tile's
+ * aggregate is out (the differences are signed).  One scan of N elements
+ * (default 2^28) of f32, i32 and f64 SUM on device memory after two warm-up
+ * runs, the int32 one checked element by element; printed: the kernel's
+ * time and GB/s (CUDA events), each step's mean and percentiles over the
+ * tiles, and how many tiles were in flight on average.  The build-time knobs
+ * of wrc_scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK, _SQUAD, _AHEAD,
+ * _TILE_BYTES) vary the kernel.  Not part of the build or the plugin:
  *
  *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR \
  *        tools/scan_phases.cu -o scan_phases && ./scan_phases [N]
@@ -75,8 +77,10 @@ int main(int argc, char **argv)
     void *in, *out;
     CK(cudaMalloc(&in, n * 8));
     CK(cudaMalloc(&out, n * 8));
-    CK(cudaMemset(in, 0, n * 8));
-    auto tile_elems = [](size_t es) -> size_t { return es == 8 ? wrc::ptile<double>::elems : wrc::ptile<float>::elems; };
+    /* bytes of 1: every int32 is 0x01010101, so the int32 scan is checked
+     * against (k + 1) * 0x01010101 mod 2^32 */
+    CK(cudaMemset(in, 1, n * 8));
+    auto tile_elems = [](size_t es) -> size_t { return wrc::kWsTileBytes / es; };
     const size_t max_tiles = (n + tile_elems(8) - 1) / tile_elems(8) + (n + tile_elems(4) - 1) / tile_elems(4);
     unsigned long long *stamps;
     CK(cudaMalloc((void **)&stamps, max_tiles * 8 * sizeof *stamps));
@@ -85,8 +89,9 @@ int main(int argc, char **argv)
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    printf("scan_phases: n = %zu, %d staging buffers per block, tiles of %d bytes\n", n, wrc::kBufs,
-           WRC_SCAN_TILE_BYTES);
+    printf("scan_phases: n = %zu, %d stages per block, %d block(s) per SM at least, tiles of %zu bytes, squads of %d "
+           "warps, %d look-back warp(s), tickets %d ahead\n",
+           n, wrc::kStagesWs, WRC_WS_MINB, wrc::kWsTileBytes, wrc::kSquad, wrc::kLb, wrc::kAhead);
     for (int ti = 0; ti < 3; ti++) {
         const size_t es = ti == 2 ? 8 : 4;
         const size_t tiles = (n + tile_elems(es) - 1) / tile_elems(es);
@@ -101,7 +106,19 @@ int main(int argc, char **argv)
         }
         float ms;
         CK(cudaEventElapsedTime(&ms, e0, e1));
+        if (types[ti] == WR_INT32) {
+            std::vector<unsigned> o(n);
+            CK(cudaMemcpy(o.data(), out, n * 4, cudaMemcpyDeviceToHost));
+            size_t bad = 0, first = 0;
+            for (size_t k = 0; k < n; k++)
+                if (o[k] != (unsigned)((k + 1) * 0x01010101ull)) { if (!bad++) first = k; }
+            if (bad) printf("i32 check: %zu wrong, first at %zu\n", bad, first);
+            else printf("i32 check: all %zu outputs right\n", n);
+        }
         CK(cudaMemcpy(h.data(), stamps, h.size() * sizeof h[0], cudaMemcpyDeviceToHost));
+        /* steps overlap now (the look-back may answer before the tile's own
+         * aggregate is out): signed differences */
+        auto us = [](unsigned long long b, unsigned long long a) { return (double)(long long)(b - a) / 1e3; };
         std::vector<double> load, wait, fold, store, life, dist, passes;
         unsigned long long t0 = ~0ull, t1 = 0;
         double busy = 0;
@@ -110,15 +127,15 @@ int main(int argc, char **argv)
             t0 = std::min(t0, s[0]);
             t1 = std::max(t1, s[3]);
             busy += (double)(s[3] - s[0]);
-            load.push_back((s[1] - s[0]) / 1e3);
+            load.push_back(us(s[1], s[0]));
             if (t > 0) {
-                wait.push_back((s[6] - s[1]) / 1e3);
-                fold.push_back((s[2] - s[6]) / 1e3);
+                wait.push_back(us(s[6], s[1]));
+                fold.push_back(us(s[2], s[6]));
                 dist.push_back((double)s[4] + 1);
                 passes.push_back((double)s[5]);
             }
-            store.push_back((s[3] - s[2]) / 1e3);
-            life.push_back((s[3] - s[0]) / 1e3);
+            store.push_back(us(s[3], s[2]));
+            life.push_back(us(s[3], s[0]));
         }
         printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write); stamps span %.1f us; tiles in flight %.1f\n",
                names[ti], ms * 1e3, 2.0 * n * es / (ms * 1e-3) / 1e9, (t1 - t0) / 1e3, busy / (double)(t1 - t0));

@@ -443,7 +443,7 @@ wr_status cu_open(void **out, char *err)
     S->stage_bytes = sb;
     /* WARPRED_CUDA_SCAN_BLOCKS: the most resident blocks a scan uses, for
      * tests (with few blocks each one scans many tiles in turn: see
-     * k_scan_pipe in wrc_scan.cu); the default is as many as fit */
+     * k_scan_ws in wrc_scan.cu); the default is as many as fit */
     v = getenv("WARPRED_CUDA_SCAN_BLOCKS");
     if (v && *v) {
         char *end;

@@ -19,9 +19,7 @@
 namespace wrc {
 
 constexpr int kThreads = 256;                 /* every kernel's block size */
-constexpr int kTileItems = 16;                /* scan: items per thread */
-constexpr size_t kTile = (size_t)kThreads * kTileItems; /* scan sub-tile: 4096 elements */
-constexpr size_t kScanTileBytes = 32768;      /* scan tile: 2 sub-tiles of 4-byte, 1 of 8-byte elements */
+constexpr size_t kScanTileBytes = 32768;      /* scan tile: 8192 4-byte or 4096 8-byte elements */
 constexpr int kUnroll = 4;                    /* 16-byte loads in flight per thread */
 constexpr unsigned kMaxGrid = 32768;          /* reduce/argext blocks (partials capacity) */
 constexpr size_t kSlotBytes = 32;             /* one result / carry slot */

@@ -120,9 +120,13 @@ __device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits
  *   scan     (kSquad warps): each thread's elements scanned from its base,
  *                       written back into the stage, then copied out with
  *                       coalesced 16-byte stores; the stage is free again.
- * The stages form a ring of kStagesWs tiles; each has four mbarriers: full
- * (the tile and its ticket have landed), red (bases and aggregate are in
- * shared memory), pre (its prefix is), empty (its outputs are out).  The
+ * The stages form a ring of kStagesWs tiles; each has five mbarriers: tkb
+ * (its tile number is in tk), full (the tile has landed), red (bases and
+ * aggregate are in shared memory), pre (its prefix is), empty (its outputs
+ * are out).  The tile number has a barrier of its own, arrived on by the
+ * thread that wrote it: full completes with the copies' asynchronous
+ * arrivals, and compute-sanitizer's racecheck did not take those as
+ * ordering the write of tk before its reads.  The
  * previous kernel (one squad doing every step of two tiles in turn) spent
  * ~13 us of dependent steps per tile with 3 blocks per SM and reached
  * 0.56x of a copy; here the load warp keeps every free stage loading while
@@ -237,7 +241,7 @@ __device__ __forceinline__ void squad_sync(int id)
 
 /* the shared memory of a block besides its stages */
 template <typename C> struct ws_smem {
-    unsigned long long full[kStagesWs], red[kStagesWs], pre[kStagesWs], empty[kStagesWs];
+    unsigned long long tkb[kStagesWs], full[kStagesWs], red[kStagesWs], pre[kStagesWs], empty[kStagesWs];
     unsigned tk[kStagesWs];                   /* the stage's tile, or kEnd */
     C tex[kStagesWs][kSquadThreads];          /* each scan thread's base inside the tile */
     C wsum[kStagesWs][kSquad];                /* the reduce warps' totals */
@@ -348,7 +352,10 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
         const bool end = t >= a.tiles;
         ends += end;
         mbar_wait(&sm.empty[s], ((it / kStagesWs) & 1u) ^ 1u);
-        if (lane == 0) sm.tk[s] = end ? kEnd : t;
+        if (lane == 0) {
+            sm.tk[s] = end ? kEnd : t;
+            mbar_arrive(&sm.tkb[s]);
+        }
 #ifdef WRC_SCAN_PROFILE
         if (lane == 0 && !end) wrc_scan_stamps[(size_t)t * 8] = wrc_now();
 #endif
@@ -372,9 +379,11 @@ __device__ __forceinline__ void ws_reduce(const ws_args<O, T> &a, T *stages, ws_
     const int w = r / 32, lane = r & 31;
     for (unsigned it = 0;; it++) {
         const int s = (int)(it % kStagesWs);
-        mbar_wait(&sm.full[s], (it / kStagesWs) & 1u);
+        const unsigned ph = (it / kStagesWs) & 1u;
+        mbar_wait(&sm.tkb[s], ph);
         const unsigned t = sm.tk[s];
         if (t == kEnd) return;
+        mbar_wait(&sm.full[s], ph);
         T x[I];
         read_items(x, stages + (size_t)s * wtile<T>::elems, r);
         T f = x[0];
@@ -514,9 +523,10 @@ __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<type
     for (unsigned it = (unsigned)k;; it += kLb) {
         const int s = (int)(it % kStagesWs);
         const unsigned ph = (it / kStagesWs) & 1u;
-        mbar_wait(&sm.full[s], ph);
+        mbar_wait(&sm.tkb[s], ph);
         const unsigned t = sm.tk[s];
         if (t == kEnd) return;
+        mbar_wait(&sm.full[s], ph);           /* (starting before the tile lands gains nothing) */
         bool have = true;
         C pre = C();
         if (t == 0) {
@@ -612,9 +622,10 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
     for (unsigned it = 0;; it++) {
         const int s = (int)(it % kStagesWs);
         const unsigned ph = (it / kStagesWs) & 1u;
-        mbar_wait(&sm.full[s], ph);
+        mbar_wait(&sm.tkb[s], ph);
         const unsigned t = sm.tk[s];
         if (t == kEnd) return;
+        mbar_wait(&sm.full[s], ph);
         T *stage = stages + (size_t)s * W::elems;
         T x[I];
         read_items(x, stage, r);
@@ -659,6 +670,7 @@ __global__ void __launch_bounds__(kWsThreads, WRC_WS_MINB) k_scan_ws(ws_args<O, 
     const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x & 31;
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStagesWs; s++) {
+            mbar_init(&sm.tkb[s], 1);              /* the load warp's lane 0, with tk */
             mbar_init(&sm.full[s], 64);            /* the load warp's 32 lanes, twice */
             mbar_init(&sm.red[s], kSquadThreads);
             mbar_init(&sm.pre[s], 1);

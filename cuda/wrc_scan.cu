@@ -359,9 +359,19 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
 #ifdef WRC_SCAN_PROFILE
         if (lane == 0 && !end) wrc_scan_stamps[(size_t)t * 8] = wrc_now();
 #endif
+        const bool whole = !end && a.vec_ok && ((size_t)t + 1) * wtile<T>::elems <= a.n;
         if (!end) ws_stage<T, F>(stages + (size_t)s * wtile<T>::elems, a.in, a.n, t, a.vec_ok, lane);
-        mbar_arrive_cp_async(&sm.full[s]);   /* when this lane's copies have landed */
-        mbar_arrive(&sm.full[s]);            /* tk and the neutral fill */
+        if (whole) {
+            mbar_arrive_cp_async(&sm.full[s]);   /* when this lane's copies have landed */
+        } else {
+            /* A partial or unaligned tile (rare) waits for its copies here, so
+             * that full completes by ordinary arrivals, which order the neutral
+             * fill's stores before the reads (compute-sanitizer's racecheck does
+             * not take the copies' asynchronous arrivals as doing so). */
+            asm volatile("cp.async.wait_all;" ::: "memory");
+            mbar_arrive(&sm.full[s]);
+        }
+        mbar_arrive(&sm.full[s]);
         if (ends == kLb) return;
     }
 }
@@ -671,7 +681,7 @@ __global__ void __launch_bounds__(kWsThreads, WRC_WS_MINB) k_scan_ws(ws_args<O, 
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStagesWs; s++) {
             mbar_init(&sm.tkb[s], 1);              /* the load warp's lane 0, with tk */
-            mbar_init(&sm.full[s], 64);            /* the load warp's 32 lanes, twice */
+            mbar_init(&sm.full[s], 64);            /* the load warp's 32 lanes, twice each */
             mbar_init(&sm.red[s], kSquadThreads);
             mbar_init(&sm.pre[s], 1);
             mbar_init(&sm.empty[s], kSquadThreads);

@@ -18,7 +18,8 @@
  * Scans on device memory also run on a third context whose scans use only 2
  * resident blocks (WARPRED_CUDA_SCAN_BLOCKS), so that from 3 tiles on each
  * block scans several tiles in turn (with as many blocks as fit, an H200
- * does that only past ~3M elements).
+ * does that only past ~1M elements), once from aligned buffers and once
+ * from buffers one element past a 16-byte boundary (element-wise copies).
  *
  * WR_TEST_MAX_N caps every size (the sanitizer runs use small ones).
  */
@@ -267,6 +268,15 @@ static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t se
                 good = good && status_ok(who, "2 blocks", gpu_two, scan(gpu_two, rin[r], rout[r], n, t, op));
                 res_get((enum res)r, hout_g, rout[r], bytes);
                 good = good && same_array(who, "2 blocks", t, href, hout_g, n);
+                /* one element past the allocation's start (not 16-byte aligned):
+                 * the element-wise copies in and out, on the 2-block context so
+                 * that each block's stages are reused */
+                void *ui = AT(rin[r], t, 1), *uo = AT(rout[r], t, 1);
+                res_put((enum res)r, ui, hin, bytes);
+                res_poison((enum res)r, uo, bytes, 0x5a);
+                good = good && status_ok(who, "unaligned", gpu_two, scan(gpu_two, ui, uo, n, t, op));
+                res_get((enum res)r, hout_g, uo, bytes);
+                good = good && same_array(who, "unaligned", t, href, hout_g, n);
             }
             mark(f, t, op, (enum res)r, good && cpu_good);
         }

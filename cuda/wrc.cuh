@@ -34,7 +34,7 @@ struct lane {
     cudaStream_t st;              /* kernels */
     cudaStream_t h2d, d2h;        /* staging copies (created with the staging buffers) */
 
-    unsigned *ctr;                /* [0] last-block-done counter, [1] scan tile counter (both kept 0) */
+    unsigned *ctr;                /* [0] last-block-done counter, [1] scan tickets, [2] scan blocks done (kept 0) */
     unsigned char *slot;          /* kSlots slots of kSlotBytes: results and carries */
     void *part;                   /* per-block partials: kMaxGrid * 16 bytes */
     size_t part_cap;

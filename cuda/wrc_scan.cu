@@ -311,8 +311,6 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
                                         unsigned *tctr, int lane)
 {
     typedef warpred::op<O, T> F;
-    /* every block draws tickets until one is past the end: tiles + gridDim.x
-     * in all, and whoever draws the last one puts the counter back */
     /* Tickets are drawn kAhead tiles ahead, so that their round trips
      * overlap the wait for a free stage and the copies of the tiles before (a
      * block then holds up to kAhead tiles it has not staged yet: its stages

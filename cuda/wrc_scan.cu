@@ -264,6 +264,18 @@ template <wr_op O, typename T> struct ws_args {
     C *carry_out;
 };
 
+/* The tile of iteration it's stage, once the load warp has written it
+ * (kEnd: no more), and once the tile has landed. */
+template <typename C> __device__ __forceinline__ unsigned ws_tile(ws_smem<C> &sm, unsigned it)
+{
+    const int s = (int)(it % kStagesWs);
+    const unsigned ph = (it / kStagesWs) & 1u;
+    mbar_wait(&sm.tkb[s], ph);
+    const unsigned t = sm.tk[s];
+    if (t != kEnd) mbar_wait(&sm.full[s], ph);
+    return t;
+}
+
 /* 16-byte chunk i of this squad thread's part of the stage (r: its rank) */
 template <typename T> __device__ __forceinline__ vec<T> &chunk(T *stage, int r, int i)
 {
@@ -387,11 +399,8 @@ __device__ __forceinline__ void ws_reduce(const ws_args<O, T> &a, T *stages, ws_
     const int w = r / 32, lane = r & 31;
     for (unsigned it = 0;; it++) {
         const int s = (int)(it % kStagesWs);
-        const unsigned ph = (it / kStagesWs) & 1u;
-        mbar_wait(&sm.tkb[s], ph);
-        const unsigned t = sm.tk[s];
+        const unsigned t = ws_tile(sm, it);
         if (t == kEnd) return;
-        mbar_wait(&sm.full[s], ph);
         T x[I];
         read_items(x, stages + (size_t)s * wtile<T>::elems, r);
         T f = x[0];
@@ -531,10 +540,8 @@ __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<type
     for (unsigned it = (unsigned)k;; it += kLb) {
         const int s = (int)(it % kStagesWs);
         const unsigned ph = (it / kStagesWs) & 1u;
-        mbar_wait(&sm.tkb[s], ph);
-        const unsigned t = sm.tk[s];
+        const unsigned t = ws_tile(sm, it);      /* (starting before the tile lands gains nothing) */
         if (t == kEnd) return;
-        mbar_wait(&sm.full[s], ph);           /* (starting before the tile lands gains nothing) */
         bool have = true;
         C pre = C();
         if (t == 0) {
@@ -630,10 +637,8 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
     for (unsigned it = 0;; it++) {
         const int s = (int)(it % kStagesWs);
         const unsigned ph = (it / kStagesWs) & 1u;
-        mbar_wait(&sm.tkb[s], ph);
-        const unsigned t = sm.tk[s];
+        const unsigned t = ws_tile(sm, it);
         if (t == kEnd) return;
-        mbar_wait(&sm.full[s], ph);
         T *stage = stages + (size_t)s * W::elems;
         T x[I];
         read_items(x, stage, r);

@@ -108,13 +108,13 @@ __device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits
  * step waits for another's latency (the idea of CCCL's "warpspeed" scan for
  * sm_100, cub/device/dispatch/kernels/scan_warpspeed.cuh, here on sm_80+
  * with cp.async and mbarriers instead of TMA and cluster launch control):
- *   load     (1 warp):  waits for a free stage, draws the next tile's ticket,
- *                       copies the tile into the stage with cp.async;
+ *   load     (1 warp):  waits for a free stage, takes the ticket it drew a
+ *                       tile earlier, copies the tile in with cp.async;
  *   reduce   (kSquad warps): the tile's per-thread folds, their exclusive
  *                       scan (the bases the scan squad starts from) and the
  *                       tile's aggregate, published at once;
- *   look-back (1 warp): the exclusive prefix of the tile from the
- *                       predecessors' descriptors (starting from the block's
+ *   look-back (kLb warps, default 1): the exclusive prefix of the tile from
+ *                       the predecessors' descriptors (starting from the block's
  *                       own previous tile, which it knows), then the tile's
  *                       inclusive prefix, published;
  *   scan     (kSquad warps): each thread's elements scanned from its base,
@@ -126,18 +126,19 @@ __device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits
  * are out).  The tile number has a barrier of its own, arrived on by the
  * thread that wrote it: full completes with the copies' asynchronous
  * arrivals, and compute-sanitizer's racecheck did not take those as
- * ordering the write of tk before its reads.  The
- * previous kernel (one squad doing every step of two tiles in turn) spent
- * ~13 us of dependent steps per tile with 3 blocks per SM and reached
- * 0.56x of a copy; here the load warp keeps every free stage loading while
- * the look-back waits.
+ * ordering the write of tk before its reads.  The previous kernel (one squad
+ * doing every step of two tiles in turn) spent ~13 us of dependent steps per
+ * tile with 3 blocks per SM and reached 0.56x of a copy on an H200; this one
+ * 0.79-0.82x (doc/PERFORMANCE.md).
  *
- * Deadlock: a ticket is drawn only when its stage is free, so every drawn
- * tile is loaded and reduced without waiting for any other tile, and its
- * aggregate is published.  The smallest tile m without a published prefix
- * belongs to a running block whose earlier tiles all have theirs, so that
- * block's look-back warp is at m (it takes its tiles in order), finds the
- * prefix of m-1 and publishes m's: every tile finishes.
+ * Deadlock: a block holds at most kAhead tickets it has not staged, and they
+ * wait only for its stages, which hold earlier tiles; every staged tile is
+ * loaded and reduced without waiting for any other tile, and its aggregate
+ * is published.  The smallest tile m without a published prefix belongs to a
+ * running block whose earlier tiles all have theirs; their outputs go out,
+ * so m is staged (if it was not yet), that block's look-back warp comes to
+ * m (it takes its tiles in order), finds the prefix of m-1 and publishes
+ * m's: every tile finishes.
  */
 #ifndef WRC_WS_STAGES
 #define WRC_WS_STAGES 6

@@ -295,14 +295,14 @@ template <typename T> __device__ __forceinline__ void read_items(T (&x)[wtile<T>
 }
 
 /* Load warp: copy tile t into the stage, 16-byte cp.async when the tile is
- * whole and aligned, else element by element with the neutral element past
- * n (the scan of a partial tile needs no other care). */
+ * whole and aligned (`whole`), else element by element with the neutral
+ * element past n (the scan of a partial tile needs no other care). */
 template <typename T, typename F>
-__device__ __forceinline__ void ws_stage(T *stage, const T *in, size_t n, size_t t, int vec_ok, int lane)
+__device__ __forceinline__ void ws_stage(T *stage, const T *in, size_t n, size_t t, bool whole, int lane)
 {
     typedef wtile<T> W;
     const size_t base = t * W::elems;
-    if (vec_ok && base + W::elems <= n) {
+    if (whole) {
         const vec<T> *src = reinterpret_cast<const vec<T> *>(in + base);
         vec<T> *vs = reinterpret_cast<vec<T> *>(stage);
 #pragma unroll 8
@@ -371,7 +371,7 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
         if (lane == 0 && !end) wrc_scan_stamps[(size_t)t * 8] = wrc_now();
 #endif
         const bool whole = !end && a.vec_ok && ((size_t)t + 1) * wtile<T>::elems <= a.n;
-        if (!end) ws_stage<T, F>(stages + (size_t)s * wtile<T>::elems, a.in, a.n, t, a.vec_ok, lane);
+        if (!end) ws_stage<T, F>(stages + (size_t)s * wtile<T>::elems, a.in, a.n, t, whole, lane);
         if (whole) {
             mbar_arrive_cp_async(&sm.full[s]);   /* when this lane's copies have landed */
         } else {

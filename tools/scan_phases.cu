@@ -2,8 +2,9 @@
  * scan_phases.cu -- where the time of the device-wide scan goes, tile by tile.
  *
  * cuda/wrc_scan.cu is compiled here with WRC_SCAN_PROFILE, which makes the
- * warp-specialised kernel stamp %globaltimer at each step of a tile: staged
- * (its ticket is in hand and a stage free: the load warp starts the copy),
+ * warp-specialised kernel stamp %globaltimer at each step of a tile: ticket
+ * drawn, staged (its ticket is in hand and a stage free: the load warp
+ * starts the copy),
  * aggregate out (reduce squad), look-back answered and prefix out
  * (look-back warp), outputs stored (scan squad); plus the distance to the
  * nearest published prefix and the number of extra look-back passes.  The
@@ -15,7 +16,7 @@
  * time and GB/s (CUDA events), each step's mean and percentiles over the
  * tiles, and how many tiles were in flight on average.  The build-time knobs
  * of wrc_scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK, _SQUAD, _AHEAD,
- * _TILE_BYTES) vary the kernel.  Not part of the build or the plugin:
+ * _TILE_BYTES, _DRAW) vary the kernel.  Not part of the build or the plugin:
  *
  *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR \
  *        tools/scan_phases.cu -o scan_phases && ./scan_phases [N]
@@ -55,6 +56,7 @@ wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const cha
 
 static void stats(const char *name, std::vector<double> v)
 {
+    if (v.empty()) return;
     std::sort(v.begin(), v.end());
     double s = 0;
     for (double x : v) s += x;
@@ -119,7 +121,7 @@ int main(int argc, char **argv)
         /* steps overlap now (the look-back may answer before the tile's own
          * aggregate is out): signed differences */
         auto us = [](unsigned long long b, unsigned long long a) { return (double)(long long)(b - a) / 1e3; };
-        std::vector<double> load, wait, fold, store, life, dist, passes;
+        std::vector<double> held, load, wait, fold, store, life, dist, passes;
         unsigned long long t0 = ~0ull, t1 = 0;
         double busy = 0;
         for (size_t t = 0; t < tiles; t++) {
@@ -127,6 +129,7 @@ int main(int argc, char **argv)
             t0 = std::min(t0, s[0]);
             t1 = std::max(t1, s[3]);
             busy += (double)(s[3] - s[0]);
+            held.push_back(us(s[0], s[7]));
             load.push_back(us(s[1], s[0]));
             if (t > 0) {
                 wait.push_back(us(s[6], s[1]));
@@ -139,7 +142,8 @@ int main(int argc, char **argv)
         }
         printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write); stamps span %.1f us; tiles in flight %.1f\n",
                names[ti], ms * 1e3, 2.0 * n * es / (ms * 1e-3) / 1e9, (t1 - t0) / 1e3, busy / (double)(t1 - t0));
-        stats("ticket -> aggregate out [us]", load);
+        stats("ticket drawn -> staged [us]", held);
+        stats("staged -> aggregate out [us]", load);
         stats("aggregate -> look-back answered [us]", wait);
         stats("fold, prefix out [us]", fold);
         stats("scan and store [us]", store);

@@ -161,19 +161,10 @@ __device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits
 #ifndef WRC_WS_TILE_BYTES
 #define WRC_WS_TILE_BYTES 32768
 #endif
-#ifndef WRC_WS_DRAW
-#define WRC_WS_DRAW 0
-#endif
-#ifndef WRC_WS_SPIN
-#define WRC_WS_SPIN 0                   /* 1: mbarrier test_wait (spin) on sm_90 too */
-#endif
 constexpr int kStagesWs = WRC_WS_STAGES;      /* tiles in a block's ring */
 constexpr int kSquad = WRC_WS_SQUAD;          /* warps of the reduce and of the scan squad */
 constexpr int kAhead = WRC_WS_AHEAD;          /* tickets drawn ahead of the stage they go to */
 constexpr size_t kWsTileBytes = WRC_WS_TILE_BYTES;
-/* when the load warp draws the ticket of a stage that held a tile before:
- * 0 at once, 1 once that tile's prefix is known, 2 once the stage is free */
-constexpr int kDraw = WRC_WS_DRAW;
 #ifndef WRC_SCAN_PROFILE
 /* staging chunks (warpred_cuda.cu) start on tile boundaries */
 static_assert(kScanTileBytes % kWsTileBytes == 0, "kScanTileBytes is whole tiles");
@@ -232,7 +223,7 @@ __device__ __forceinline__ void mbar_wait(unsigned long long *b, unsigned ph)
     const unsigned a = smem_addr(b);
     unsigned done;
     for (;;) {
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900 && !WRC_WS_SPIN
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
         asm volatile("{\n\t.reg .pred p;\n\tmbarrier.try_wait.parity.shared.b64 p, [%1], %2;\n\tselp.u32 %0, 1, 0, p;\n\t}"
                      : "=r"(done) : "r"(a), "r"(ph) : "memory");
 #else
@@ -303,43 +294,23 @@ template <typename T> __device__ __forceinline__ void read_items(T (&x)[wtile<T>
     }
 }
 
-/* Load warp: copy tile t into the stage.  Aligned input (`aligned`) goes by
- * 16-byte cp.async, chunk by chunk; in the last, partial tile the chunks past
- * n get the neutral element by 16-byte stores and the one chunk that n cuts
- * is taken element by element.  Unaligned input goes element by element,
- * with the neutral element past n (the scan of a partial tile needs no other
- * care). */
+/* Load warp: copy tile t into the stage, 16-byte cp.async when the tile is
+ * whole and aligned (`whole`), else element by element with the neutral
+ * element past n (the scan of a partial tile needs no other care). */
 template <typename T, typename F>
-__device__ __forceinline__ void ws_stage(T *stage, const T *in, size_t n, size_t t, bool aligned, bool whole, int lane)
+__device__ __forceinline__ void ws_stage(T *stage, const T *in, size_t n, size_t t, bool whole, int lane)
 {
     typedef wtile<T> W;
-    constexpr int V = W::V;
-    constexpr unsigned chunks = (unsigned)(W::elems / V);
     const size_t base = t * W::elems;
-    vec<T> *vs = reinterpret_cast<vec<T> *>(stage);
-    const vec<T> *src = reinterpret_cast<const vec<T> *>(in + base);
     if (whole) {
+        const vec<T> *src = reinterpret_cast<const vec<T> *>(in + base);
+        vec<T> *vs = reinterpret_cast<vec<T> *>(stage);
 #pragma unroll 8
-        for (unsigned c = lane; c < chunks; c += 32)
+        for (unsigned c = lane; c < W::elems / W::V; c += 32)
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem_addr(vs + swz<T>(c))), "l"(src + c) : "memory");
-    } else if (aligned) {
-        const unsigned full = (unsigned)((n - base) / V);    /* chunks whole inside n */
-        for (unsigned c = lane; c < chunks; c += 32) {
-            if (c < full) {
-                asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem_addr(vs + swz<T>(c))), "l"(src + c) : "memory");
-            } else {
-                vec<T> v;
-#pragma unroll
-                for (int j = 0; j < V; j++) {
-                    const size_t e = base + (size_t)c * V + j;
-                    v.v[j] = e < n ? in[e] : F::neutral();
-                }
-                vs[swz<T>(c)] = v;
-            }
-        }
     } else {
         for (unsigned e = lane; e < W::elems; e += 32) {
-            T *dst = stage + swz<T>(e / V) * V + e % V;
+            T *dst = stage + swz<T>(e / W::V) * W::V + e % W::V;
             if (base + e < n)
                 asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(smem_addr(dst)), "l"(in + base + e), "n"(sizeof(T)) : "memory");
             else
@@ -357,54 +328,40 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
      * overlap the wait for a free stage and the copies of the tiles before (a
      * block then holds up to kAhead tiles it has not staged yet: its stages
      * hold earlier tiles, which finish without them, so the deadlock argument
-     * above holds).  A ticket's value is looked at only when it is taken:
-     * looking at it when drawn would stall the warp for the round trip there.
-     * A block draws until it takes a ticket past the end; the last block to
-     * stop drawing puts both counters back for the next launch.  The first
-     * ticket past the end is followed by kLb - 1 end marks, so that every
-     * look-back warp meets one. */
+     * above holds).  A block draws until it gets a ticket past the end (it
+     * may hold kAhead of those); the last block to stop drawing puts both
+     * counters back for the next launch.  The first ticket past the end is
+     * followed by kLb - 1 end marks, so that every look-back warp meets one. */
     unsigned q[kAhead];                           /* lane 0's: the tickets drawn, oldest first */
-#ifdef WRC_SCAN_PROFILE
-    unsigned long long qt[kAhead];                /* when they were drawn */
-#endif
     bool drawing = true;
-    /* drop the oldest ticket and draw one more */
-    auto draw = [&]() {
-#pragma unroll
-        for (int k = 0; k + 1 < kAhead; k++) q[k] = q[k + 1];
+    auto draw = [&]() -> unsigned {
+        unsigned t = kEnd;
+        if (lane == 0 && drawing) {
+            t = atomicAdd(tctr, 1u);
 #ifdef WRC_SCAN_PROFILE
-#pragma unroll
-        for (int k = 0; k + 1 < kAhead; k++) qt[k] = qt[k + 1];
-        qt[kAhead - 1] = wrc_now();
+            if (t < a.tiles) wrc_scan_stamps[(size_t)t * 8 + 7] = wrc_now();
 #endif
-        q[kAhead - 1] = lane == 0 && drawing ? atomicAdd(tctr, 1u) : kEnd;
-    };
-    /* the oldest ticket (dropped by the next draw); the first one past the
-     * end stops the drawing */
-    auto take = [&]() -> unsigned {
-        const unsigned t = q[0];
-#ifdef WRC_SCAN_PROFILE
-        if (lane == 0 && t < a.tiles) wrc_scan_stamps[(size_t)t * 8 + 7] = qt[0];
-#endif
-        if (lane == 0 && drawing && t >= a.tiles) {
-            drawing = false;
-            __threadfence();                      /* this block's draws come before its count */
-            if (atomicAdd(tctr + 1, 1u) == gridDim.x - 1) {
-                atomicExch(tctr, 0u);
-                atomicExch(tctr + 1, 0u);
+            if (t >= a.tiles) {
+                drawing = false;
+                if (atomicAdd(tctr + 1, 1u) == gridDim.x - 1) {
+                    atomicExch(tctr, 0u);
+                    atomicExch(tctr + 1, 0u);
+                }
             }
         }
-        return __shfl_sync(warpred::full_mask, t, 0);
+        return t;
     };
 #pragma unroll
-    for (int k = 0; k < kAhead; k++) draw();
+    for (int k = 0; k < kAhead; k++) q[k] = draw();
     int ends = 0;
     for (unsigned it = 0;; it++) {
         const int s = (int)(it % kStagesWs);
         unsigned t = kEnd;
         if (ends == 0) {
-            t = take();
-            if (kDraw == 0) draw();               /* the ticket of iteration it + kAhead */
+            t = __shfl_sync(warpred::full_mask, q[0], 0);
+#pragma unroll
+            for (int k = 0; k + 1 < kAhead; k++) q[k] = q[k + 1];
+            q[kAhead - 1] = draw();
         }
         const bool end = t >= a.tiles;
         ends += end;
@@ -417,7 +374,7 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
         if (lane == 0 && !end) wrc_scan_stamps[(size_t)t * 8] = wrc_now();
 #endif
         const bool whole = !end && a.vec_ok && ((size_t)t + 1) * wtile<T>::elems <= a.n;
-        if (!end) ws_stage<T, F>(stages + (size_t)s * wtile<T>::elems, a.in, a.n, t, a.vec_ok, whole, lane);
+        if (!end) ws_stage<T, F>(stages + (size_t)s * wtile<T>::elems, a.in, a.n, t, whole, lane);
         if (whole) {
             mbar_arrive_cp_async(&sm.full[s]);   /* when this lane's copies have landed */
         } else {
@@ -430,16 +387,6 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
         }
         mbar_arrive(&sm.full[s]);
         if (ends == kLb) return;
-        if (kDraw != 0 && ends == 0) {
-            /* the ticket of iteration j = it + kAhead, once the tile its stage
-             * held (iteration j - kStagesWs) has its prefix or is out */
-            const unsigned j = it + kAhead;
-            if (j >= (unsigned)kStagesWs) {
-                const int sj = (int)(j % kStagesWs);
-                mbar_wait(kDraw == 1 ? &sm.pre[sj] : &sm.empty[sj], ((j - kStagesWs) / kStagesWs) & 1u);
-            }
-            draw();
-        }
     }
 }
 
@@ -609,7 +556,6 @@ __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<type
         }
         mbar_wait(&sm.red[s], ph);
         const C incl = have ? FC::combine(pre, sm.agg[s]) : sm.agg[s];
-        __syncwarp();                             /* every lane's reads of tk and agg come before the arrive */
         if (lane == 0) {
             if (t > 0) st_desc(a.d + t, to_bits(incl), a.ep | kPrefix);  /* (tile 0: the reduce squad) */
             if (a.carry_out && t == a.tiles - 1) *a.carry_out = incl;
@@ -619,8 +565,13 @@ __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<type
             wrc_scan_stamps[(size_t)t * 8 + 2] = wrc_now();
             if (t == 0) wrc_scan_stamps[6] = wrc_scan_stamps[2];
 #endif
-            mbar_arrive(&sm.pre[s]);
         }
+        /* every lane arrives, after its own reads of tk and agg (lane 0 also
+         * after its writes), so that each read is ordered before the stage's
+         * next tile number and aggregate by a barrier of its own, not by the
+         * warp's convergence (racecheck reported the tk write against a
+         * ws_tile read now and then when lane 0 arrived for the warp) */
+        mbar_arrive(&sm.pre[s]);
         prev = t;
         pprev = incl;
     }
@@ -714,17 +665,11 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
         squad_sync(2);
         /* copy out: consecutive threads, consecutive chunks */
         const size_t base = (size_t)t * W::elems;
-        vec<T> *dst = reinterpret_cast<vec<T> *>(a.out + base);
-        const vec<T> *vs = reinterpret_cast<const vec<T> *>(stage);
         if (a.vec_ok && base + W::elems <= a.n) {
+            vec<T> *dst = reinterpret_cast<vec<T> *>(a.out + base);
+            const vec<T> *vs = reinterpret_cast<const vec<T> *>(stage);
 #pragma unroll 4
             for (unsigned c = r; c < W::elems / V; c += kSquadThreads) dst[c] = vs[swz<T>(c)];
-        } else if (a.vec_ok) {
-            /* the last tile: its whole chunks, then the few elements before n */
-            const unsigned full = (unsigned)((a.n - base) / V);
-            for (unsigned c = r; c < full; c += kSquadThreads) dst[c] = vs[swz<T>(c)];
-            const unsigned e = full * V + r;
-            if (r < V && base + e < a.n) a.out[base + e] = stage[swz<T>(full) * V + r];
         } else {
             for (unsigned e = r; e < W::elems; e += kSquadThreads)
                 if (base + e < a.n) a.out[base + e] = stage[swz<T>(e / V) * V + e % V];
@@ -749,7 +694,7 @@ __global__ void __launch_bounds__(kWsThreads, WRC_WS_MINB) k_scan_ws(ws_args<O, 
             mbar_init(&sm.tkb[s], 1);              /* the load warp's lane 0, with tk */
             mbar_init(&sm.full[s], 64);            /* the load warp's 32 lanes, twice each */
             mbar_init(&sm.red[s], kSquadThreads);
-            mbar_init(&sm.pre[s], 1);
+            mbar_init(&sm.pre[s], 32);             /* the look-back warp's 32 lanes */
             mbar_init(&sm.empty[s], kSquadThreads);
         }
     }

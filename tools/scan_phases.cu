@@ -16,7 +16,7 @@
  * time and GB/s (CUDA events), each step's mean and percentiles over the
  * tiles, and how many tiles were in flight on average.  The build-time knobs
  * of wrc_scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK, _SQUAD, _AHEAD,
- * _TILE_BYTES, _DRAW) vary the kernel.  Not part of the build or the plugin:
+ * _TILE_BYTES) vary the kernel.  Not part of the build or the plugin:
  *
  *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR \
  *        tools/scan_phases.cu -o scan_phases && ./scan_phases [N]

@@ -161,6 +161,14 @@ __device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits
 #ifndef WRC_WS_TILE_BYTES
 #define WRC_WS_TILE_BYTES 32768
 #endif
+/* experiments only (tools/scan_phases.cu), wrong results: each tile's
+ * prefix taken as none, without a look-back; no outputs written */
+#ifndef WRC_WS_NOLB
+#define WRC_WS_NOLB 0
+#endif
+#ifndef WRC_WS_NOSTORE
+#define WRC_WS_NOSTORE 0
+#endif
 constexpr int kStagesWs = WRC_WS_STAGES;      /* tiles in a block's ring */
 constexpr int kSquad = WRC_WS_SQUAD;          /* warps of the reduce and of the scan squad */
 constexpr int kAhead = WRC_WS_AHEAD;          /* tickets drawn ahead of the stage they go to */
@@ -552,7 +560,11 @@ __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<type
             have = a.carry_in != nullptr;
             if (have) pre = *a.carry_in;
         } else {
+#if WRC_WS_NOLB
+            have = false;                         /* (experiment: no look-back, wrong results) */
+#else
             pre = ws_look_back<O>((long long)t, prev, pprev, a.ep, a.d, sm.lbv[k], lane);
+#endif
         }
         mbar_wait(&sm.red[s], ph);
         const C incl = have ? FC::combine(pre, sm.agg[s]) : sm.agg[s];
@@ -665,7 +677,9 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
         squad_sync(2);
         /* copy out: consecutive threads, consecutive chunks */
         const size_t base = (size_t)t * W::elems;
-        if (a.vec_ok && base + W::elems <= a.n) {
+        if (WRC_WS_NOSTORE) {
+            /* (experiment: no outputs) */
+        } else if (a.vec_ok && base + W::elems <= a.n) {
             vec<T> *dst = reinterpret_cast<vec<T> *>(a.out + base);
             const vec<T> *vs = reinterpret_cast<const vec<T> *>(stage);
 #pragma unroll 4

@@ -13,10 +13,12 @@
  * aggregate is out (the differences are signed).  One scan of N elements
  * (default 2^28) of f32, i32 and f64 SUM on device memory after two warm-up
  * runs, the int32 one checked element by element; printed: the kernel's
- * time and GB/s (CUDA events), each step's mean and percentiles over the
+ * time, GB/s and ratio to a device-to-device copy of the same bytes (CUDA
+ * events), each step's mean and percentiles over the
  * tiles, and how many tiles were in flight on average.  The build-time knobs
  * of wrc_scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK, _SQUAD, _AHEAD,
- * _TILE_BYTES) vary the kernel.  Not part of the build or the plugin:
+ * _TILE_BYTES; _NOLB and _NOSTORE take out the look-back or the outputs, for
+ * bounds, with wrong results) vary the kernel.  Not part of the build or the plugin:
  *
  *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR \
  *        tools/scan_phases.cu -o scan_phases && ./scan_phases [N]
@@ -106,7 +108,7 @@ int main(int argc, char **argv)
             CK(cudaEventRecord(e1, L.st));
             CK(cudaStreamSynchronize(L.st));
         }
-        float ms;
+        float ms, cms = 0;
         CK(cudaEventElapsedTime(&ms, e0, e1));
         if (types[ti] == WR_INT32) {
             std::vector<unsigned> o(n);
@@ -117,6 +119,15 @@ int main(int argc, char **argv)
             if (bad) printf("i32 check: %zu wrong, first at %zu\n", bad, first);
             else printf("i32 check: all %zu outputs right\n", n);
         }
+        /* the ceiling, after the check (which reads out): a device-to-device
+         * copy of the same bytes between the same buffers */
+        for (int r = 0; r < 3; r++) {
+            CK(cudaEventRecord(e0, L.st));
+            CK(cudaMemcpyAsync(out, in, n * es, cudaMemcpyDeviceToDevice, L.st));
+            CK(cudaEventRecord(e1, L.st));
+            CK(cudaStreamSynchronize(L.st));
+        }
+        CK(cudaEventElapsedTime(&cms, e0, e1));
         CK(cudaMemcpy(h.data(), stamps, h.size() * sizeof h[0], cudaMemcpyDeviceToHost));
         /* steps overlap now (the look-back may answer before the tile's own
          * aggregate is out): signed differences */
@@ -140,8 +151,9 @@ int main(int argc, char **argv)
             store.push_back(us(s[3], s[2]));
             life.push_back(us(s[3], s[0]));
         }
-        printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write); stamps span %.1f us; tiles in flight %.1f\n",
-               names[ti], ms * 1e3, 2.0 * n * es / (ms * 1e-3) / 1e9, (t1 - t0) / 1e3, busy / (double)(t1 - t0));
+        printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write), %.2fx the copy; stamps span %.1f us; tiles in flight %.1f\n",
+               names[ti], ms * 1e3, 2.0 * n * es / (ms * 1e-3) / 1e9, cms / ms, (t1 - t0) / 1e3,
+               busy / (double)(t1 - t0));
         stats("ticket drawn -> staged [us]", held);
         stats("staged -> aggregate out [us]", load);
         stats("aggregate -> look-back answered [us]", wait);

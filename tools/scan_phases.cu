@@ -4,21 +4,21 @@
  * cuda/wrc_scan.cu is compiled here with WRC_SCAN_PROFILE, which makes the
  * warp-specialised kernel stamp %globaltimer at each step of a tile: ticket
  * drawn, staged (its ticket is in hand and a stage free: the load warp
- * starts the copy),
- * aggregate out (reduce squad), look-back answered and prefix out
- * (look-back warp), outputs stored (scan squad); plus the distance to the
- * nearest published prefix and the number of extra look-back passes.  The
- * squads work on different tiles at once, so the steps of one tile overlap
- * those of others, and a look-back may even answer before its own tile's
- * aggregate is out (the differences are signed).  One scan of N elements
- * (default 2^28) of f32, i32 and f64 SUM on device memory after two warm-up
- * runs, the int32 one checked element by element; printed: the kernel's
- * time, GB/s and ratio to a device-to-device copy of the same bytes (CUDA
- * events), each step's mean and percentiles over the
- * tiles, and how many tiles were in flight on average.  The build-time knobs
- * of wrc_scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK, _SQUAD, _AHEAD,
- * _TILE_BYTES; _NOLB and _NOSTORE take out the look-back or the outputs, for
- * bounds, with wrong results) vary the kernel.  Not part of the build or the plugin:
+ * starts the copy), aggregate out (reduce squad), look-back answered and
+ * prefix out (look-back warp), outputs stored (scan squad); plus the
+ * distance to the nearest published prefix and the number of extra
+ * look-back passes.  The squads work on different tiles at once, so the
+ * steps of one tile overlap those of others, and a look-back may even
+ * answer before its own tile's aggregate is out (the differences are
+ * signed).  One scan of N elements (default 2^28) of f32, i32 and f64 SUM
+ * on device memory after two warm-up runs, the int32 one checked element by
+ * element; printed: the kernel's time, GB/s and ratio to a device-to-device
+ * copy of the same bytes (CUDA events), each step's mean and percentiles
+ * over the tiles, and how many tiles were in flight on average.  The
+ * build-time knobs of wrc_scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK,
+ * _SQUAD, _AHEAD, _TILE_BYTES; _NOLB and _NOSTORE take out the look-back or
+ * the outputs, for bounds, with wrong results) vary the kernel.  Not part of
+ * the build or the plugin:
  *
  *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR \
  *        tools/scan_phases.cu -o scan_phases && ./scan_phases [N]

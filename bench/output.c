@@ -239,6 +239,13 @@ static const struct bench_row *find(const char *section, const char *backend, co
 
 enum tkind { T_REF_RATIO, T_CEIL_FRAC, T_GBPS };
 
+/* Digits of a ratio on a target line: 2, or 3 where 2 would print the goal
+ * itself for a ratio that falls short of it (0.998x against 1.00x). */
+static int ratio_digits(double v, double goal)
+{
+    return fabs(v - goal) < 0.005 ? 3 : 2;
+}
+
 /* One line: what, where measured, our figure, the goal, met or not. */
 static void target(const char *what, const char *backend, const char *name, const char *type,
                    const char *op, const char *param, size_t n, enum tkind k, double goal)
@@ -261,14 +268,14 @@ static void target(const char *what, const char *backend, const char *name, cons
         if (r->ref_time <= 0) { fprintf(out.table, "  %-44s no reference measured\n", what); return; }
         v = r->ref_time / r->t.med;
         if (r->ref_kernel_time > 0 && r->n <= ((size_t)1 << 25))
-            snprintf(fig, sizeof fig, "%.2fx %s%s; %.1f us vs %.1f (kernel)", v, r->ref_name, at,
-                     r->t.med * 1e6, r->ref_kernel_time * 1e6);
+            snprintf(fig, sizeof fig, "%.*fx %s%s; %.1f us vs %.1f (kernel)", ratio_digits(v, goal), v,
+                     r->ref_name, at, r->t.med * 1e6, r->ref_kernel_time * 1e6);
         else
-            snprintf(fig, sizeof fig, "%.2fx %s%s", v, r->ref_name, at);
+            snprintf(fig, sizeof fig, "%.*fx %s%s", ratio_digits(v, goal), v, r->ref_name, at);
         break;
     case T_CEIL_FRAC:
         v = r->ceil_gbps > 0 ? r->bytes / r->t.med * 1e-9 / r->ceil_gbps : 0;
-        snprintf(fig, sizeof fig, "%.2fx copy%s", v, at);
+        snprintf(fig, sizeof fig, "%.*fx copy%s", ratio_digits(v, goal), v, at);
         break;
     case T_GBPS:
         v = r->bytes / r->t.med * 1e-9;

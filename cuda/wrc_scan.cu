@@ -56,6 +56,8 @@ constexpr unsigned kAggregate = 1, kPrefix = 2;
  * plugin is built without them. */
 #ifdef WRC_SCAN_PROFILE
 __device__ unsigned long long *wrc_scan_stamps;
+constexpr int kStamps = 17;                   /* per tile (tools/scan_phases.cu reads them) */
+#define WRC_STAMP(t, k, v) (wrc_scan_stamps[(size_t)(t) * kStamps + (k)] = (unsigned long long)(v))
 __device__ __forceinline__ unsigned long long wrc_now()
 {
     unsigned long long t;
@@ -106,17 +108,19 @@ __device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits
  * One resident block per multiprocessor (or a few: WRC_WS_MINB), split into
  * squads that each do one step for every tile the block owns, so that no
  * step waits for another's latency (the idea of CCCL's "warpspeed" scan for
- * sm_100, cub/device/dispatch/kernels/scan_warpspeed.cuh, here on sm_80+
- * with cp.async and mbarriers instead of TMA and cluster launch control):
+ * sm_100, cub/device/dispatch/kernels/scan_warpspeed.cuh, here on sm_90
+ * with bulk copies and mbarriers but without cluster launch control):
  *   load     (1 warp):  waits for a free stage, takes the ticket it drew a
- *                       tile earlier, copies the tile in with cp.async;
+ *                       tile earlier, copies the tile in (bulk copies on
+ *                       sm_90, cp.async below);
  *   reduce   (kSquad warps): the tile's per-thread folds, their exclusive
  *                       scan (the bases the scan squad starts from) and the
  *                       tile's aggregate, published at once;
- *   look-back (kLb warps, default 1): the exclusive prefix of the tile from
- *                       the predecessors' descriptors (starting from the block's
- *                       own previous tile, which it knows), then the tile's
- *                       inclusive prefix, published;
+ *   look-back (lb_warps: 1 for integers, 2 for floats, taking the tiles in
+ *                       turn): the exclusive prefix of the tile from the
+ *                       predecessors' descriptors, back to the block's own
+ *                       previous tile, whose prefix the block knows; then
+ *                       the tile's inclusive prefix, published;
  *   scan     (kSquad warps): each thread's elements scanned from its base,
  *                       written back into the stage, then copied out with
  *                       coalesced 16-byte stores; the stage is free again.
@@ -126,28 +130,29 @@ __device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits
  * are out).  The tile number has a barrier of its own, arrived on by the
  * thread that wrote it: full completes with the copies' asynchronous
  * arrivals, and compute-sanitizer's racecheck did not take those as
- * ordering the write of tk before its reads.  The previous kernel (one squad
- * doing every step of two tiles in turn) spent ~13 us of dependent steps per
- * tile with 3 blocks per SM and reached 0.56x of a copy on an H200; this one
- * 0.79-0.82x (doc/PERFORMANCE.md).
+ * ordering the write of tk before its reads.  With two look-back warps, a
+ * chain of two more barriers per iteration (lbs, lpre) hands the block's
+ * previous tile and its prefix from one to the other.  The previous kernel
+ * (one squad doing every step of two tiles in turn) reached 0.56x of a copy
+ * on an H200, this one with cp.async loads and one look-back warp
+ * 0.76-0.81x, with bulk loads and the look-back above 0.84-0.90x
+ * (doc/PERFORMANCE.md).
  *
  * Deadlock: a block holds at most kAhead tickets it has not staged, and they
  * wait only for its stages, which hold earlier tiles; every staged tile is
  * loaded and reduced without waiting for any other tile, and its aggregate
  * is published.  The smallest tile m without a published prefix belongs to a
  * running block whose earlier tiles all have theirs; their outputs go out,
- * so m is staged (if it was not yet), that block's look-back warp comes to
- * m (it takes its tiles in order), finds the prefix of m-1 and publishes
- * m's: every tile finishes.
+ * so m is staged (if it was not yet); the look-back warp of m's iteration
+ * is done with its earlier ones (they hold earlier tiles), the block's
+ * previous tile has its prefix, and every descriptor between them is out:
+ * m's prefix is published, and every tile finishes.
  */
 #ifndef WRC_WS_STAGES
 #define WRC_WS_STAGES 6
 #endif
 #ifndef WRC_WS_MINB
 #define WRC_WS_MINB 1
-#endif
-#ifndef WRC_WS_LB
-#define WRC_WS_LB 1
 #endif
 #ifndef WRC_WS_LBK
 #define WRC_WS_LBK 4
@@ -178,11 +183,42 @@ constexpr size_t kWsTileBytes = WRC_WS_TILE_BYTES;
 static_assert(kScanTileBytes % kWsTileBytes == 0, "kScanTileBytes is whole tiles");
 #endif
 constexpr int kSquadThreads = kSquad * 32;
-constexpr int kLb = WRC_WS_LB;                /* look-back warps (taking the tiles in turn) */
-constexpr int kWsThreads = (2 * kSquad + kLb + 1) * 32;  /* + the load warp */
+/* Whole tiles come in by bulk copies (sm_90's TMA: four per tile, one
+ * instruction each, issued by one lane) into a stage in natural order; below
+ * sm_90, and with -DWRC_WS_TMA=0, by 16-byte cp.async, 64 per lane and tile,
+ * into a swizzled stage.  The cp.async copies are what held the load warp
+ * back: their issue stalled it for about 1.6 us per tile under a full memory
+ * load (doc/PERFORMANCE.md). */
+#ifndef WRC_WS_TMA
+#define WRC_WS_TMA 1
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+constexpr bool kTma = false;
+#else
+constexpr bool kTma = WRC_WS_TMA != 0;
+#endif
 constexpr int kLbK = WRC_WS_LBK;              /* look-back: descriptors per lane per pass */
-static_assert(kLb >= 1 && kLb <= kStagesWs, "1 to kStagesWs look-back warps");
+/* Look-back warps, taking the tiles in turn: one for integers, whose fold
+ * is a warp reduction; two for floats, whose fold of up to 32*kLbK values is
+ * serial (for the bits) and, with the reads, takes longer than a tile's
+ * turn on the multiprocessor (doc/PERFORMANCE.md, 2026-11-30 evening).
+ * -DWRC_WS_LB= sets the number for every type (tools/scan_phases.cu). */
+template <typename C> __host__ __device__ constexpr int lb_warps()
+{
+#ifdef WRC_WS_LB
+    return WRC_WS_LB;
+#else
+    return std::is_integral<C>::value ? 1 : 2;
+#endif
+}
+/* reduce and scan squads, look-back warps, the load warp */
+template <typename C> __host__ __device__ constexpr int ws_threads() { return (2 * kSquad + lb_warps<C>() + 1) * 32; }
 constexpr unsigned kEnd = 0xffffffffu;        /* ticket past the last tile */
+/* Slots of the look-back chain.  Iteration it + kChain cannot start before
+ * iteration it + 1 has its prefix (its tile needs a stage freed by the scan
+ * squad, which takes the iterations in order), so a warp waiting for slot
+ * it's phase never sees the slot's next phase instead. */
+constexpr int kChain = 2 * kStagesWs;
 
 /* A tile is kScanTileBytes: 8192 4-byte or 4096 8-byte elements, 64 or 32
  * per squad thread, 16 chunks of 16 bytes each. */
@@ -205,6 +241,34 @@ template <typename T> __device__ __forceinline__ unsigned swz(unsigned c)
     return c ^ ((c >> wtile<T>::shift) & 7u);
 }
 
+/* where chunk c of the tile lives in the stage: swizzled, or in place when
+ * bulk copies fill it (the squads then read the same conflict-free
+ * addresses and put the chunks back in order in registers: xor_perm) */
+template <typename T> __device__ __forceinline__ unsigned phys(unsigned c)
+{
+    return kTma ? c : swz<T>(c);
+}
+
+/* y[i] <- y[i ^ m] for m < 8, by three stages of selects (m differs from
+ * lane to lane, so no branches) */
+template <typename T> __device__ __forceinline__ void xor_perm(vec<T> (&y)[wtile<T>::chunks], unsigned m)
+{
+#pragma unroll
+    for (int b = 0; b < 3; b++) {
+        const bool f = (m >> b) & 1u;
+#pragma unroll
+        for (int i = 0; i < wtile<T>::chunks; i++) {
+            if (i & (1 << b)) continue;
+            const vec<T> u = y[i], w = y[i | (1 << b)];
+#pragma unroll
+            for (int j = 0; j < wtile<T>::V; j++) {
+                y[i].v[j] = f ? w.v[j] : u.v[j];
+                y[i | (1 << b)].v[j] = f ? u.v[j] : w.v[j];
+            }
+        }
+    }
+}
+
 /* ---- mbarriers (sm_80+; try_wait on sm_90) ---- */
 __device__ __forceinline__ unsigned smem_addr(const void *p) { return (unsigned)__cvta_generic_to_shared(p); }
 
@@ -222,6 +286,24 @@ __device__ __forceinline__ void mbar_arrive(unsigned long long *b)
 __device__ __forceinline__ void mbar_arrive_cp_async(unsigned long long *b)
 {
     asm volatile("cp.async.mbarrier.arrive.noinc.shared.b64 [%0];" :: "r"(smem_addr(b)) : "memory");
+}
+
+/* sm_90: arrive and expect `bytes` of bulk copies; one bulk copy of `bytes`
+ * (a multiple of 16, both addresses 16-byte aligned) completing on b */
+__device__ __forceinline__ void mbar_arrive_expect_tx(unsigned long long *b, unsigned bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("{\n\t.reg .b64 st;\n\tmbarrier.arrive.expect_tx.shared.b64 st, [%0], %1;\n\t}"
+                 :: "r"(smem_addr(b)), "r"(bytes) : "memory");
+#endif
+}
+
+__device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned bytes, unsigned long long *b)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                 :: "r"(smem_addr(dst)), "l"(src), "r"(bytes), "r"(smem_addr(b)) : "memory");
+#endif
 }
 
 /* wait for the phase of parity ph to complete (acquire: what the arriving
@@ -257,7 +339,13 @@ template <typename C> struct ws_smem {
     C agg[kStagesWs];                         /* the tile's aggregate */
     C pre_v[kStagesWs];                       /* the tile's exclusive prefix */
     int pre_have[kStagesWs];                  /* ... if there is one (not tile 0 without carry) */
-    C lbv[kLb][32 * kLbK];                    /* look-back: the values read, nearest first */
+    /* the chain between look-back warps (kLb > 1), by iteration % kChain:
+     * the tile (ltk, once lbs completes) and its inclusive prefix (lincl,
+     * once lpre completes) */
+    unsigned long long lbs[kChain], lpre[kChain];
+    long long ltk[kChain];
+    C lincl[kChain];
+    C lbv[lb_warps<C>()][32 * kLbK];          /* look-back: the values read, nearest first */
 };
 
 /* the kernel's arguments */
@@ -294,12 +382,14 @@ template <typename T> __device__ __forceinline__ vec<T> &chunk(T *stage, int r, 
 template <typename T> __device__ __forceinline__ void read_items(T (&x)[wtile<T>::items], T *stage, int r)
 {
     constexpr int V = wtile<T>::V;
+    vec<T> y[wtile<T>::chunks];
 #pragma unroll
-    for (int i = 0; i < wtile<T>::chunks; i++) {
-        const vec<T> v = chunk(stage, r, i);
+    for (int i = 0; i < wtile<T>::chunks; i++) y[i] = chunk(stage, r, i);
+    if (kTma) xor_perm(y, (unsigned)r & 7u);
 #pragma unroll
-        for (int j = 0; j < V; j++) x[i * V + j] = v.v[j];
-    }
+    for (int i = 0; i < wtile<T>::chunks; i++)
+#pragma unroll
+        for (int j = 0; j < V; j++) x[i * V + j] = y[i].v[j];
 }
 
 /* Load warp: copy tile t into the stage, 16-byte cp.async when the tile is
@@ -318,7 +408,7 @@ __device__ __forceinline__ void ws_stage(T *stage, const T *in, size_t n, size_t
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem_addr(vs + swz<T>(c))), "l"(src + c) : "memory");
     } else {
         for (unsigned e = lane; e < W::elems; e += 32) {
-            T *dst = stage + swz<T>(e / W::V) * W::V + e % W::V;
+            T *dst = stage + phys<T>(e / W::V) * W::V + e % W::V;
             if (base + e < n)
                 asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(smem_addr(dst)), "l"(in + base + e), "n"(sizeof(T)) : "memory");
             else
@@ -331,6 +421,7 @@ template <wr_op O, typename T>
 __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_smem<typename carry_of<O, T>::type> &sm,
                                         unsigned *tctr, int lane)
 {
+    constexpr int kLb = lb_warps<typename carry_of<O, T>::type>();
     typedef warpred::op<O, T> F;
     /* Tickets are drawn kAhead tiles ahead, so that their round trips
      * overlap the wait for a free stage and the copies of the tiles before (a
@@ -340,61 +431,109 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
      * may hold kAhead of those); the last block to stop drawing puts both
      * counters back for the next launch.  The first ticket past the end is
      * followed by kLb - 1 end marks, so that every look-back warp meets one. */
-    unsigned q[kAhead];                           /* lane 0's: the tickets drawn, oldest first */
-    bool drawing = true;
-    auto draw = [&]() -> unsigned {
-        unsigned t = kEnd;
-        if (lane == 0 && drawing) {
-            t = atomicAdd(tctr, 1u);
+    unsigned q[kAhead];                           /* lane 0's: the tickets drawn, by iteration % kAhead */
 #ifdef WRC_SCAN_PROFILE
-            if (t < a.tiles) wrc_scan_stamps[(size_t)t * 8 + 7] = wrc_now();
+    unsigned long long qt[kAhead];                /* when they were drawn */
 #endif
-            if (t >= a.tiles) {
-                drawing = false;
-                if (atomicAdd(tctr + 1, 1u) == gridDim.x - 1) {
-                    atomicExch(tctr, 0u);
-                    atomicExch(tctr + 1, 0u);
-                }
+    bool drawing = true;
+    /* Draw a ticket into slot k.  The atomic's value is looked at only when
+     * it is taken, kAhead iterations later, and each slot is a register of
+     * its own (the loop below is unrolled by kAhead), so that the warp does
+     * not wait for the round trip (about 2 us under a full memory load) in
+     * between: shifting the tickets along an array, or checking the value
+     * as soon as drawn, would. */
+    auto draw = [&](int k) {
+#ifdef WRC_SCAN_PROFILE
+        qt[k] = wrc_now();
+#endif
+        q[k] = lane == 0 && drawing ? atomicAdd(tctr, 1u) : kEnd;
+    };
+    /* the ticket of slot k; the first one past the end stops the drawing */
+    auto take = [&](int k) -> unsigned {
+        const unsigned t = q[k];
+#ifdef WRC_SCAN_PROFILE
+        if (lane == 0 && t < a.tiles) WRC_STAMP(t, 7, qt[k]);
+#endif
+        if (lane == 0 && drawing && t >= a.tiles) {
+            drawing = false;
+            __threadfence();                      /* this block's draws come before its count */
+            if (atomicAdd(tctr + 1, 1u) == gridDim.x - 1) {
+                atomicExch(tctr, 0u);
+                atomicExch(tctr + 1, 0u);
             }
         }
-        return t;
+        return __shfl_sync(warpred::full_mask, t, 0);
     };
 #pragma unroll
-    for (int k = 0; k < kAhead; k++) q[k] = draw();
+    for (int k = 0; k < kAhead; k++) draw(k);
     int ends = 0;
-    for (unsigned it = 0;; it++) {
-        const int s = (int)(it % kStagesWs);
-        unsigned t = kEnd;
-        if (ends == 0) {
-            t = __shfl_sync(warpred::full_mask, q[0], 0);
+    for (unsigned it0 = 0;; it0 += kAhead) {
 #pragma unroll
-            for (int k = 0; k + 1 < kAhead; k++) q[k] = q[k + 1];
-            q[kAhead - 1] = draw();
-        }
-        const bool end = t >= a.tiles;
-        ends += end;
-        mbar_wait(&sm.empty[s], ((it / kStagesWs) & 1u) ^ 1u);
-        if (lane == 0) {
-            sm.tk[s] = end ? kEnd : t;
-            mbar_arrive(&sm.tkb[s]);
-        }
+        for (int k = 0; k < kAhead; k++) {
+            const unsigned it = it0 + (unsigned)k;
+            const int s = (int)(it % kStagesWs);
+            unsigned t = kEnd;
 #ifdef WRC_SCAN_PROFILE
-        if (lane == 0 && !end) wrc_scan_stamps[(size_t)t * 8] = wrc_now();
+            const unsigned long long t_it = wrc_now();
 #endif
-        const bool whole = !end && a.vec_ok && ((size_t)t + 1) * wtile<T>::elems <= a.n;
-        if (!end) ws_stage<T, F>(stages + (size_t)s * wtile<T>::elems, a.in, a.n, t, whole, lane);
-        if (whole) {
-            mbar_arrive_cp_async(&sm.full[s]);   /* when this lane's copies have landed */
-        } else {
-            /* A partial or unaligned tile (rare) waits for its copies here, so
-             * that full completes by ordinary arrivals, which order the neutral
-             * fill's stores before the reads (compute-sanitizer's racecheck does
-             * not take the copies' asynchronous arrivals as doing so). */
-            asm volatile("cp.async.wait_all;" ::: "memory");
-            mbar_arrive(&sm.full[s]);
+            if (ends == 0) {
+                t = take(k);
+                draw(k);                          /* the ticket of iteration it + kAhead */
+            }
+#ifdef WRC_SCAN_PROFILE
+            if (lane == 0 && t < a.tiles) {
+                WRC_STAMP(t, 13, t_it);
+                WRC_STAMP(t, 14, wrc_now());
+            }
+#endif
+            const bool end = t >= a.tiles;
+            ends += end;
+            mbar_wait(&sm.empty[s], ((it / kStagesWs) & 1u) ^ 1u);
+            if (lane == 0) {
+                sm.tk[s] = end ? kEnd : t;
+                mbar_arrive(&sm.tkb[s]);
+            }
+#ifdef WRC_SCAN_PROFILE
+            if (lane == 0 && !end) WRC_STAMP(t, 0, wrc_now());
+#endif
+            const bool whole = !end && a.vec_ok && ((size_t)t + 1) * wtile<T>::elems <= a.n;
+            T *stage = stages + (size_t)s * wtile<T>::elems;
+            if (kTma && whole) {
+                /* lane 0 expects the tile's bytes, then copies it in four
+                 * bulk copies; the other lanes just arrive */
+                if (lane == 0) {
+                    constexpr unsigned part = (unsigned)(kWsTileBytes / 4);
+                    mbar_arrive_expect_tx(&sm.full[s], (unsigned)kWsTileBytes);
+                    const char *src = reinterpret_cast<const char *>(a.in + (size_t)t * wtile<T>::elems);
+#pragma unroll
+                    for (int k = 0; k < 4; k++)
+                        bulk_copy(reinterpret_cast<char *>(stage) + k * part, src + k * part, part, &sm.full[s]);
+                } else {
+                    mbar_arrive(&sm.full[s]);
+                }
+            } else {
+                if (!end) ws_stage<T, F>(stage, a.in, a.n, t, whole, lane);
+            }
+            if (kTma) {
+                if (!whole) {
+                    asm volatile("cp.async.wait_all;" ::: "memory");
+                    mbar_arrive(&sm.full[s]);
+                }
+            } else if (whole) {
+                mbar_arrive_cp_async(&sm.full[s]);   /* when this lane's copies have landed */
+                mbar_arrive(&sm.full[s]);
+            } else {
+                /* A partial or unaligned tile (rare) waits for its copies here,
+                 * so that full completes by ordinary arrivals, which order the
+                 * neutral fill's stores before the reads (compute-sanitizer's
+                 * racecheck does not take the copies' asynchronous arrivals as
+                 * doing so). */
+                asm volatile("cp.async.wait_all;" ::: "memory");
+                mbar_arrive(&sm.full[s]);
+                mbar_arrive(&sm.full[s]);
+            }
+            if (ends == kLb) return;
         }
-        mbar_arrive(&sm.full[s]);
-        if (ends == kLb) return;
     }
 }
 
@@ -413,6 +552,9 @@ __device__ __forceinline__ void ws_reduce(const ws_args<O, T> &a, T *stages, ws_
         const int s = (int)(it % kStagesWs);
         const unsigned t = ws_tile(sm, it);
         if (t == kEnd) return;
+#ifdef WRC_SCAN_PROFILE
+        if (r == 0) WRC_STAMP(t, 16, wrc_now());
+#endif
         T x[I];
         read_items(x, stages + (size_t)s * wtile<T>::elems, r);
         T f = x[0];
@@ -441,7 +583,7 @@ __device__ __forceinline__ void ws_reduce(const ws_args<O, T> &a, T *stages, ws_
                 st_desc(a.d + t, to_bits(agg), a.ep | kAggregate);
             }
 #ifdef WRC_SCAN_PROFILE
-            wrc_scan_stamps[(size_t)t * 8 + 1] = wrc_now();
+            WRC_STAMP(t, 1, wrc_now());
 #endif
         }
         mbar_arrive(&sm.red[s]);
@@ -449,18 +591,21 @@ __device__ __forceinline__ void ws_reduce(const ws_args<O, T> &a, T *stages, ws_
 }
 
 /*
- * Look-back warp: the inclusive prefix P_{t-1} of the tiles before tile t
- * (t > 0) by the left fold described at the top.  Lane l reads the
- * descriptors of tiles t-1-l-32i (i < kLbK), waiting for each to carry this
- * launch's epoch (ep = epoch << 2); the block's own previous tile `prev`
- * (prefix pprev) needs no read, and nothing before it is needed.  The
+ * Look-back: the inclusive prefix P_{t-1} of the tiles before tile t (t > 0)
+ * by the left fold described at the top.  `prev` is the block's previous
+ * tile (or -1), whose prefix the block computes itself: `pprev()` returns
+ * it, waiting for it if need be.  Lane l reads the descriptors of tiles
+ * t-1-l-32i (i < kLbK) above prev and, nearest 32 first, waits for each to
+ * carry this launch's epoch (ep = epoch << 2) and looks for a prefix among
+ * them, prev counting as one; the farther ones are waited for only when the
+ * nearer hold none, and prev's prefix only when no nearer one is out.  The
  * nearest prefix starts the fold and lane 0 folds the aggregates after it
  * on, in order (integers: a warp reduction).  Without a prefix among them
- * (only when the block's previous tile is further back than 32*kLbK), the
- * warp waits a little and reads again: prefixes appear meanwhile.
+ * (only when prev is further back than 32*kLbK) the warp waits a little and
+ * reads again: prefixes appear meanwhile.
  */
-template <wr_op O, typename C>
-__device__ __forceinline__ C ws_look_back(long long t, long long prev, C pprev, unsigned long long ep,
+template <wr_op O, typename C, typename Pre>
+__device__ __forceinline__ C ws_look_back(long long t, long long prev, Pre pprev, unsigned long long ep,
                                           const tdesc *d, C *lbv, int lane)
 {
     typedef warpred::op<O, C> FC;
@@ -471,16 +616,19 @@ __device__ __forceinline__ C ws_look_back(long long t, long long prev, C pprev, 
     const long long tile = t;
     int passes = 0;
 #endif
-    for (;;) {
-        unsigned long long bits[kLbK], st[kLbK];
+    unsigned long long bits[kLbK], st[kLbK];
+    auto issue = [&]() {
 #pragma unroll
         for (int i = 0; i < kLbK; i++) {
             const long long j = t - 1 - lane - 32 * i;
             bits[i] = 0;
-            st[i] = ep | kPrefix;               /* j <= prev: not read */
+            st[i] = 0;
             if (j > prev) ld_desc(d + j, bits[i], st[i]);
-            else if (j == prev) bits[i] = to_bits(pprev);
         }
+    };
+    issue();
+    for (;;) {
+        int p = -1;                              /* tile t-1-p: the nearest prefix */
 #pragma unroll
         for (int i = 0; i < kLbK; i++) {
             const long long j = t - 1 - lane - 32 * i;
@@ -488,20 +636,30 @@ __device__ __forceinline__ C ws_look_back(long long t, long long prev, C pprev, 
                 __nanosleep(20);
                 ld_desc(d + j, bits[i], st[i]);
             }
-        }
-        int p = -1;                              /* tile t-1-p: the nearest prefix */
-#pragma unroll
-        for (int i = kLbK - 1; i >= 0; i--) {
-            const long long j = t - 1 - lane - 32 * i;
-            const unsigned m = __ballot_sync(warpred::full_mask, j >= prev && j >= 0 && (st[i] & 3u) == kPrefix);
-            if (m) p = 32 * i + __ffs(m) - 1;
+            const unsigned m = __ballot_sync(warpred::full_mask,
+                                             (j > prev && (st[i] & 3u) == kPrefix) || (j == prev && j >= 0));
+            if (m) {
+                p = 32 * i + __ffs(m) - 1;
+                break;
+            }
         }
         if (p >= 0) {
+            if (t - 1 - p == prev) {
+                /* the block's own previous tile is the nearest prefix */
+                const C v = pprev();
+#ifdef WRC_SCAN_PROFILE
+                if (lane == 0) WRC_STAMP(tile, 12, wrc_now());
+#endif
+#pragma unroll
+                for (int i = 0; i < kLbK; i++)
+                    if (lane + 32 * i == p) bits[i] = to_bits(v);
+            }
 #ifdef WRC_SCAN_PROFILE
             if (lane == 0) {
-                wrc_scan_stamps[tile * 8 + 4] = (unsigned long long)p;
-                wrc_scan_stamps[tile * 8 + 5] = (unsigned long long)passes;
-                wrc_scan_stamps[tile * 8 + 6] = wrc_now();
+                WRC_STAMP(tile, 4, p);
+                WRC_STAMP(tile, 5, passes);
+                WRC_STAMP(tile, 6, wrc_now());
+                WRC_STAMP(tile, 11, wrc_now());
             }
 #endif
             if constexpr (exact) {
@@ -512,7 +670,8 @@ __device__ __forceinline__ C ws_look_back(long long t, long long prev, C pprev, 
                 return warpred::warp_reduce<O>(e);
             } else {
 #pragma unroll
-                for (int i = 0; i < kLbK; i++) lbv[lane + 32 * i] = from_bits<C>(bits[i]);
+                for (int i = 0; i < kLbK; i++)
+                    if (lane + 32 * i <= p) lbv[lane + 32 * i] = from_bits<C>(bits[i]);
                 __syncwarp();
                 C e = C();
                 if (lane == 0) {
@@ -534,26 +693,54 @@ __device__ __forceinline__ C ws_look_back(long long t, long long prev, C pprev, 
             }
         }
         __nanosleep(256);
+        issue();
 #ifdef WRC_SCAN_PROFILE
         passes++;
 #endif
     }
 }
 
-/* Look-back warp k of kLb: the tiles of the iterations k, k + kLb, ... */
+/* Look-back warp k of kLb: the tiles of the iterations k, k + kLb, ...  The
+ * block's previous tile and its prefix come from the warp itself (kLb = 1)
+ * or from the warp that had the previous iteration, through shared memory:
+ * its tile number as soon as it starts (ltk, ordered by `lbs`), its prefix
+ * when it has it (lincl, ordered by `pre`), so that a warp's global reads
+ * for its tile overlap the other warps' work on theirs.  Waiting on the
+ * previous iteration's barriers is safe: their next phases need this
+ * iteration's prefix first. */
 template <wr_op O, typename T>
 __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<typename carry_of<O, T>::type> &sm,
                                             int k, int lane)
 {
+    constexpr int kLb = lb_warps<typename carry_of<O, T>::type>();
     typedef typename carry_of<O, T>::type C;
     typedef warpred::op<O, C> FC;
-    long long prev = -1;                          /* this warp's previous tile */
-    C pprev = C();                                /* its inclusive prefix */
+    long long mine = -1;                          /* this warp's previous tile */
+    C pmine = C();                                /* its inclusive prefix */
     for (unsigned it = (unsigned)k;; it += kLb) {
         const int s = (int)(it % kStagesWs);
         const unsigned ph = (it / kStagesWs) & 1u;
         const unsigned t = ws_tile(sm, it);      /* (starting before the tile lands gains nothing) */
         if (t == kEnd) return;
+        const int c = (int)(it % kChain), cq = (int)((it - 1) % kChain);
+        const unsigned phq = ((it - 1) / kChain) & 1u;  /* the previous iteration's */
+        long long prev = mine;
+        if (kLb > 1) {
+            if (it > 0) {
+                mbar_wait(&sm.lbs[cq], phq);
+                prev = sm.ltk[cq];
+            }
+            if (lane == 0) sm.ltk[c] = t;
+            mbar_arrive(&sm.lbs[c]);
+        }
+#ifdef WRC_SCAN_PROFILE
+        if (lane == 0) {
+            WRC_STAMP(t, 8, wrc_now());
+            WRC_STAMP(t, 9, blockIdx.x);
+            WRC_STAMP(t, 10, prev);
+            WRC_STAMP(t, 12, wrc_now());
+        }
+#endif
         bool have = true;
         C pre = C();
         if (t == 0) {
@@ -563,6 +750,11 @@ __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<type
 #if WRC_WS_NOLB
             have = false;                         /* (experiment: no look-back, wrong results) */
 #else
+            auto pprev = [&]() -> C {
+                if (kLb == 1 || it == 0) return pmine;
+                mbar_wait(&sm.lpre[cq], phq);
+                return sm.lincl[cq];
+            };
             pre = ws_look_back<O>((long long)t, prev, pprev, a.ep, a.d, sm.lbv[k], lane);
 #endif
         }
@@ -573,9 +765,10 @@ __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<type
             if (a.carry_out && t == a.tiles - 1) *a.carry_out = incl;
             sm.pre_v[s] = pre;
             sm.pre_have[s] = have;
+            if (kLb > 1) sm.lincl[c] = incl;
 #ifdef WRC_SCAN_PROFILE
-            wrc_scan_stamps[(size_t)t * 8 + 2] = wrc_now();
-            if (t == 0) wrc_scan_stamps[6] = wrc_scan_stamps[2];
+            WRC_STAMP(t, 2, wrc_now());
+            if (t == 0) WRC_STAMP(0, 6, wrc_scan_stamps[2]);
 #endif
         }
         /* every lane arrives, after its own reads of tk and agg (lane 0 also
@@ -584,8 +777,9 @@ __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<type
          * warp's convergence (racecheck reported the tk write against a
          * ws_tile read now and then when lane 0 arrived for the warp) */
         mbar_arrive(&sm.pre[s]);
-        prev = t;
-        pprev = incl;
+        if (kLb > 1) mbar_arrive(&sm.lpre[c]);
+        mine = t;
+        pmine = incl;
     }
 }
 
@@ -631,16 +825,25 @@ template <typename T, typename M>
 __device__ __forceinline__ void put_outputs(T *stage, int r, const T (&x)[wtile<T>::items], int exclusive, T base, M f)
 {
     constexpr int V = wtile<T>::V;
+    auto out = [&](int k) -> T { return !exclusive ? f(x[k]) : k ? f(x[k - 1]) : base; };
+    if constexpr (kTma) {
+        /* all of them first: they go out in the order the stage wants */
+        vec<T> v[wtile<T>::chunks];
 #pragma unroll
-    for (int i = 0; i < wtile<T>::chunks; i++) {
-        vec<T> v;
+        for (int i = 0; i < wtile<T>::chunks; i++)
 #pragma unroll
-        for (int j = 0; j < V; j++) {
-            const int k = i * V + j;
-            if (!exclusive) v.v[j] = f(x[k]);
-            else v.v[j] = k ? f(x[k - 1]) : base;
+            for (int j = 0; j < V; j++) v[i].v[j] = out(i * V + j);
+        xor_perm(v, (unsigned)r & 7u);
+#pragma unroll
+        for (int i = 0; i < wtile<T>::chunks; i++) chunk(stage, r, i) = v[i];
+    } else {
+#pragma unroll
+        for (int i = 0; i < wtile<T>::chunks; i++) {
+            vec<T> v;
+#pragma unroll
+            for (int j = 0; j < V; j++) v.v[j] = out(i * V + j);
+            chunk(stage, r, i) = v;
         }
-        chunk(stage, r, i) = v;
     }
 }
 
@@ -666,6 +869,9 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
         for (int k = 1; k < I; k++) x[k] = F::combine(x[k - 1], x[k]);
         mbar_wait(&sm.red[s], ph);
         const C tex = sm.tex[s][r];
+#ifdef WRC_SCAN_PROFILE
+        if (r == 0) WRC_STAMP(t, 15, wrc_now());
+#endif
         mbar_wait(&sm.pre[s], ph);
         const C pre = sm.pre_v[s];
         const bool have = sm.pre_have[s] != 0;
@@ -683,21 +889,23 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
             vec<T> *dst = reinterpret_cast<vec<T> *>(a.out + base);
             const vec<T> *vs = reinterpret_cast<const vec<T> *>(stage);
 #pragma unroll 4
-            for (unsigned c = r; c < W::elems / V; c += kSquadThreads) dst[c] = vs[swz<T>(c)];
+            for (unsigned c = r; c < W::elems / V; c += kSquadThreads) dst[c] = vs[phys<T>(c)];
         } else {
             for (unsigned e = r; e < W::elems; e += kSquadThreads)
-                if (base + e < a.n) a.out[base + e] = stage[swz<T>(e / V) * V + e % V];
+                if (base + e < a.n) a.out[base + e] = stage[phys<T>(e / V) * V + e % V];
         }
 #ifdef WRC_SCAN_PROFILE
-        if (r == 0) wrc_scan_stamps[(size_t)t * 8 + 3] = wrc_now();
+        if (r == 0) WRC_STAMP(t, 3, wrc_now());
 #endif
         mbar_arrive(&sm.empty[s]);
     }
 }
 
 template <wr_op O, typename T>
-__global__ void __launch_bounds__(kWsThreads, WRC_WS_MINB) k_scan_ws(ws_args<O, T> a, unsigned *tctr)
+__global__ void __launch_bounds__(ws_threads<typename carry_of<O, T>::type>(), WRC_WS_MINB)
+k_scan_ws(ws_args<O, T> a, unsigned *tctr)
 {
+    constexpr int kLb = lb_warps<typename carry_of<O, T>::type>();
     typedef typename carry_of<O, T>::type C;
     extern __shared__ uint4 s_dyn[];              /* kStagesWs tiles */
     __shared__ ws_smem<C> sm;
@@ -706,10 +914,14 @@ __global__ void __launch_bounds__(kWsThreads, WRC_WS_MINB) k_scan_ws(ws_args<O, 
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStagesWs; s++) {
             mbar_init(&sm.tkb[s], 1);              /* the load warp's lane 0, with tk */
-            mbar_init(&sm.full[s], 64);            /* the load warp's 32 lanes, twice each */
+            mbar_init(&sm.full[s], kTma ? 32 : 64); /* the load warp's lanes, twice each (bulk copies: once) */
             mbar_init(&sm.red[s], kSquadThreads);
             mbar_init(&sm.pre[s], 32);             /* the look-back warp's 32 lanes */
             mbar_init(&sm.empty[s], kSquadThreads);
+        }
+        for (int c = 0; c < kChain; c++) {
+            mbar_init(&sm.lbs[c], 32);             /* a look-back warp's lanes (kLb > 1) */
+            mbar_init(&sm.lpre[c], 32);
         }
     }
     __syncthreads();
@@ -752,7 +964,7 @@ struct scan_fn {
         WRC_CK(cudaFuncSetAttribute, ((const void *)kp, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
         if (per_sm.load(std::memory_order_relaxed) == 0) {
             int nb = 0;
-            WRC_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, kWsThreads, dyn));
+            WRC_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, ws_threads<C>(), dyn));
             per_sm.store(nb > 0 ? nb : 1);
         }
         size_t grid = (size_t)(L.sms > 0 ? L.sms : 1) * (size_t)per_sm.load(std::memory_order_relaxed);
@@ -770,7 +982,7 @@ struct scan_fn {
         a.d = (tdesc *)L.sblk;
         a.carry_in = (const C *)carry_in;
         a.carry_out = (C *)carry_out;
-        kp<<<(unsigned)grid, kWsThreads, dyn, L.st>>>(a, L.ctr + 1);  /* tickets [1], blocks done [2] */
+        kp<<<(unsigned)grid, ws_threads<C>(), dyn, L.st>>>(a, L.ctr + 1);  /* tickets [1], blocks done [2] */
         WRC_CKLAUNCH("scan kernel launch");
         return WR_SUCCESS;
     }

@@ -4,20 +4,24 @@
  * cuda/wrc_scan.cu is compiled here with WRC_SCAN_PROFILE, which makes the
  * warp-specialised kernel stamp %globaltimer at each step of a tile: ticket
  * drawn, staged (its ticket is in hand and a stage free: the load warp
- * starts the copy), aggregate out (reduce squad), look-back answered and
- * prefix out (look-back warp), outputs stored (scan squad); plus the
- * distance to the nearest published prefix and the number of extra
- * look-back passes.  The squads work on different tiles at once, so the
- * steps of one tile overlap those of others, and a look-back may even
- * answer before its own tile's aggregate is out (the differences are
- * signed).  One scan of N elements (default 2^28) of f32, i32 and f64 SUM
- * on device memory after two warm-up runs, the int32 one checked element by
- * element; printed: the kernel's time, GB/s and ratio to a device-to-device
- * copy of the same bytes (CUDA events), each step's mean and percentiles
- * over the tiles, and how many tiles were in flight on average.  The
- * build-time knobs of wrc_scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK,
- * _SQUAD, _AHEAD, _TILE_BYTES; _NOLB and _NOSTORE take out the look-back or
- * the outputs, for bounds, with wrong results) vary the kernel.  Not part of
+ * starts the copy), landed, aggregate out (reduce squad), look-back started,
+ * its reads valid, answered and prefix out (look-back warps), outputs
+ * stored (scan squad); plus the distance to the nearest published prefix,
+ * the number of extra look-back passes, the block and the block's previous
+ * tile.  The squads work on different tiles at once, so the steps of one
+ * tile overlap those of others (the differences are signed).  One scan of N
+ * elements (default 2^28) of f32, i32 and f64 SUM on device memory after
+ * two warm-up runs, the int32 one checked element by element; printed: the
+ * kernel's time, GB/s and ratio to a device-to-device copy of the same bytes
+ * (CUDA events), each step's mean and percentiles over the tiles, how many
+ * tiles were in flight on average, what the load warp and the scan squad
+ * waited for, and what each look-back waited for: the slowest aggregate
+ * between the block's previous tile and its own, and when a look-back
+ * knowing every stamp could have answered.  SCAN_PHASES_DUMP=PREFIX writes
+ * the raw stamps to PREFIX-f32.bin etc.  The build-time knobs of
+ * wrc_scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK, _SQUAD, _AHEAD,
+ * _TILE_BYTES, _TMA; _NOLB and _NOSTORE take out the look-back or the
+ * outputs, for bounds, with wrong results) vary the kernel.  Not part of
  * the build or the plugin:
  *
  *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR \
@@ -87,15 +91,16 @@ int main(int argc, char **argv)
     auto tile_elems = [](size_t es) -> size_t { return wrc::kWsTileBytes / es; };
     const size_t max_tiles = (n + tile_elems(8) - 1) / tile_elems(8) + (n + tile_elems(4) - 1) / tile_elems(4);
     unsigned long long *stamps;
-    CK(cudaMalloc((void **)&stamps, max_tiles * 8 * sizeof *stamps));
+    CK(cudaMalloc((void **)&stamps, max_tiles * wrc::kStamps * sizeof *stamps));
     CK(cudaMemcpyToSymbol(wrc::wrc_scan_stamps, &stamps, sizeof stamps));
-    std::vector<unsigned long long> h(max_tiles * 8);
+    std::vector<unsigned long long> h(max_tiles * wrc::kStamps);
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     printf("scan_phases: n = %zu, %d stages per block, %d block(s) per SM at least, tiles of %zu bytes, squads of %d "
-           "warps, %d look-back warp(s), tickets %d ahead\n",
-           n, wrc::kStagesWs, WRC_WS_MINB, wrc::kWsTileBytes, wrc::kSquad, wrc::kLb, wrc::kAhead);
+           "warps, %d / %d look-back warp(s) (integers / floats), tickets %d ahead, %s loads\n",
+           n, wrc::kStagesWs, WRC_WS_MINB, wrc::kWsTileBytes, wrc::kSquad, wrc::lb_warps<int>(),
+           wrc::lb_warps<double>(), wrc::kAhead, wrc::kTma ? "bulk (TMA)" : "cp.async");
     for (int ti = 0; ti < 3; ti++) {
         const size_t es = ti == 2 ? 8 : 4;
         const size_t tiles = (n + tile_elems(es) - 1) / tile_elems(es);
@@ -133,10 +138,47 @@ int main(int argc, char **argv)
          * aggregate is out): signed differences */
         auto us = [](unsigned long long b, unsigned long long a) { return (double)(long long)(b - a) / 1e3; };
         std::vector<double> held, load, wait, fold, store, life, dist, passes;
+        std::vector<double> lstart, lqueue, lchain, lvalid, lslow, lideal, sdist, shold;
+        std::vector<double> ltake, lempty, lland, lred, sidle, swait;
         unsigned long long t0 = ~0ull, t1 = 0;
         double busy = 0;
+        const int K = wrc::kStamps;
         for (size_t t = 0; t < tiles; t++) {
-            const unsigned long long *s = &h[t * 8];
+            const unsigned long long *s = &h[t * K];
+            /* the load warp: waiting for the ticket's value, then for a
+             * free stage; the copy's latency; the reduce squad's work; the
+             * scan squad's wait for the prefix after its own scan */
+            ltake.push_back(us(s[14], s[13]));
+            lempty.push_back(us(s[0], s[14]));
+            lland.push_back(us(s[16], s[0]));
+            lred.push_back(us(s[1], s[16]));
+            swait.push_back(us(std::max(s[2], s[15]), s[15]));
+            if (t > 0) {
+                /* the look-back of tile t: when it started, how long its
+                 * reads took to be valid, and what they waited for: the
+                 * slowest aggregate between the warp's previous tile and t,
+                 * and the earliest time a look-back knowing every stamp
+                 * could have answered (a prefix out, every aggregate after
+                 * it out) */
+                const long long prev = (long long)s[10];
+                lstart.push_back(us(s[8], s[1]));
+                if (prev >= 0) lqueue.push_back(us(s[8], h[prev * K + 2]));
+                lchain.push_back(us(s[12], s[8]));
+                lvalid.push_back(us(s[11], s[8]));
+                unsigned long long mx = 0, ideal = ~0ull;
+                long long arg = -1;
+                for (long long j = (long long)t - 1; j >= std::max(prev, 0ll); j--) {
+                    const unsigned long long pj = h[j * K + 2];
+                    ideal = std::min(ideal, std::max(pj, mx));
+                    if (j > prev && h[j * K + 1] > mx) { mx = h[j * K + 1]; arg = j; }
+                }
+                lslow.push_back(us(std::max(mx, s[8]), s[8]));
+                lideal.push_back(us(std::max(ideal, s[8]), s[8]));
+                if (arg >= 0) {
+                    sdist.push_back((double)((long long)t - arg));
+                    shold.push_back(us(h[arg * K], h[arg * K + 7]));
+                }
+            }
             t0 = std::min(t0, s[0]);
             t1 = std::max(t1, s[3]);
             busy += (double)(s[3] - s[0]);
@@ -162,6 +204,28 @@ int main(int argc, char **argv)
         stats("block lifetime [us]", life);
         stats("distance to nearest prefix", dist);
         stats("extra look-back passes", passes);
+        stats("load: wait for the ticket's value [us]", ltake);
+        stats("load: wait for a free stage [us]", lempty);
+        stats("staged -> landed [us]", lland);
+        stats("landed -> aggregate out [us]", lred);
+        stats("scan squad: wait for the prefix [us]", swait);
+        stats("look-back start - aggregate [us]", lstart);
+        stats("look-back start - its previous answer [us]", lqueue);
+        stats("look-back start -> previous tile's prefix", lchain);
+        stats("look-back start -> reads valid [us]", lvalid);
+        stats("  slowest aggregate then [us]", lslow);
+        stats("  answer knowing every stamp [us]", lideal);
+        stats("  slowest: distance", sdist);
+        stats("  slowest: ticket drawn -> staged", shold);
+        if (const char *dump = getenv("SCAN_PHASES_DUMP")) {
+            /* raw stamps, kStamps 64-bit words per tile, for offline study */
+            char path[4096];
+            snprintf(path, sizeof path, "%s-%s.bin", dump, names[ti]);
+            if (FILE *f = fopen(path, "wb")) {
+                fwrite(h.data(), sizeof h[0], tiles * K, f);
+                fclose(f);
+            }
+        }
     }
     return 0;
 }

@@ -154,9 +154,6 @@ __device__ __forceinline__ void ld_desc(const tdesc *p, unsigned long long &bits
 #ifndef WRC_WS_MINB
 #define WRC_WS_MINB 1
 #endif
-#ifndef WRC_WS_LBK
-#define WRC_WS_LBK 4
-#endif
 #ifndef WRC_WS_SQUAD
 #define WRC_WS_SQUAD 4
 #endif
@@ -197,9 +194,8 @@ constexpr bool kTma = false;
 #else
 constexpr bool kTma = WRC_WS_TMA != 0;
 #endif
-constexpr int kLbK = WRC_WS_LBK;              /* look-back: descriptors per lane per pass */
 /* Look-back warps, taking the tiles in turn: one for integers, whose fold
- * is a warp reduction; two for floats, whose fold of up to 32*kLbK values is
+ * is a warp reduction; two for floats, whose fold of up to 32*lb_k values is
  * serial (for the bits) and, with the reads, takes longer than a tile's
  * turn on the multiprocessor (doc/PERFORMANCE.md, 2026-11-30 evening).
  * -DWRC_WS_LB= sets the number for every type (tools/scan_phases.cu). */
@@ -209,6 +205,18 @@ template <typename C> __host__ __device__ constexpr int lb_warps()
     return WRC_WS_LB;
 #else
     return std::is_integral<C>::value ? 1 : 2;
+#endif
+}
+/* Descriptors a look-back lane reads per pass: 4 for integers; 6 for
+ * floats, whose two warps alternate, so that the block's previous tile is
+ * within the 192 read in all but 2 % of the tiles (with 128, 0.55 extra
+ * passes per tile, 1.5-2 us each).  -DWRC_WS_LBK= sets it for every type. */
+template <typename C> __host__ __device__ constexpr int lb_k()
+{
+#ifdef WRC_WS_LBK
+    return WRC_WS_LBK;
+#else
+    return lb_warps<C>() > 1 ? 6 : 4;
 #endif
 }
 /* reduce and scan squads, look-back warps, the load warp */
@@ -345,7 +353,7 @@ template <typename C> struct ws_smem {
     unsigned long long lbs[kChain], lpre[kChain];
     long long ltk[kChain];
     C lincl[kChain];
-    C lbv[lb_warps<C>()][32 * kLbK];          /* look-back: the values read, nearest first */
+    C lbv[lb_warps<C>()][32 * lb_k<C>()];     /* look-back: the values read, nearest first */
 };
 
 /* the kernel's arguments */
@@ -595,7 +603,7 @@ __device__ __forceinline__ void ws_reduce(const ws_args<O, T> &a, T *stages, ws_
  * by the left fold described at the top.  `prev` is the block's previous
  * tile (or -1), whose prefix the block computes itself: `pprev()` returns
  * it, waiting for it if need be.  Lane l reads the descriptors of tiles
- * t-1-l-32i (i < kLbK) above prev and, nearest 32 first, waits for each to
+ * t-1-l-32i (i < kLbK = lb_k) above prev and, nearest 32 first, waits for each to
  * carry this launch's epoch (ep = epoch << 2) and looks for a prefix among
  * them, prev counting as one; the farther ones are waited for only when the
  * nearer hold none, and prev's prefix only when no nearer one is out.  The
@@ -608,6 +616,7 @@ template <wr_op O, typename C, typename Pre>
 __device__ __forceinline__ C ws_look_back(long long t, long long prev, Pre pprev, unsigned long long ep,
                                           const tdesc *d, C *lbv, int lane)
 {
+    constexpr int kLbK = lb_k<C>();
     typedef warpred::op<O, C> FC;
     /* integer ops give the same bits in any order; float MIN/MAX with
      * several NaNs do not (wr_ops.h returns the first): they fold */

@@ -98,9 +98,11 @@ int main(int argc, char **argv)
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
     printf("scan_phases: n = %zu, %d stages per block, %d block(s) per SM at least, tiles of %zu bytes, squads of %d "
-           "warps, %d / %d look-back warp(s) (integers / floats), tickets %d ahead, %s loads\n",
+           "warps, %d / %d look-back warp(s) reading %d / %d descriptors per lane (integers / floats), tickets %d "
+           "ahead, %s loads\n",
            n, wrc::kStagesWs, WRC_WS_MINB, wrc::kWsTileBytes, wrc::kSquad, wrc::lb_warps<int>(),
-           wrc::lb_warps<double>(), wrc::kAhead, wrc::kTma ? "bulk (TMA)" : "cp.async");
+           wrc::lb_warps<double>(), wrc::lb_k<int>(), wrc::lb_k<double>(), wrc::kAhead,
+           wrc::kTma ? "bulk (TMA)" : "cp.async");
     for (int ti = 0; ti < 3; ti++) {
         const size_t es = ti == 2 ? 8 : 4;
         const size_t tiles = (n + tile_elems(es) - 1) / tile_elems(es);

@@ -56,7 +56,18 @@ constexpr unsigned kAggregate = 1, kPrefix = 2;
  * plugin is built without them. */
 #ifdef WRC_SCAN_PROFILE
 __device__ unsigned long long *wrc_scan_stamps;
-constexpr int kStamps = 17;                   /* per tile (tools/scan_phases.cu reads them) */
+/* the stamps of a tile, read by tools/scan_phases.cu: when it was staged,
+ * its aggregate out, its prefix out, its outputs stored; the distance to the
+ * nearest prefix and the extra passes of its look-back; when the look-back
+ * answered; when its ticket was drawn; when its look-back started, in which
+ * block, after which tile of the block (kSPrev) and when that tile's prefix
+ * came (kSPrevPrefix); when the load warp began the iteration and had the
+ * ticket in hand; when the scan squad began to wait for the prefix; when the
+ * tile had landed */
+enum : int {
+    kSStaged, kSAggregate, kSPrefixOut, kSStored, kSDistance, kSPasses, kSAnswered, kSDrawn, kSLbStart, kSBlock,
+    kSPrev, kSPrevPrefix, kSLoadIter, kSTicket, kSScanWait, kSLanded, kStamps
+};
 #define WRC_STAMP(t, k, v) (wrc_scan_stamps[(size_t)(t) * kStamps + (k)] = (unsigned long long)(v))
 __device__ __forceinline__ unsigned long long wrc_now()
 {
@@ -460,7 +471,7 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
     auto take = [&](int k) -> unsigned {
         const unsigned t = q[k];
 #ifdef WRC_SCAN_PROFILE
-        if (lane == 0 && t < a.tiles) WRC_STAMP(t, 7, qt[k]);
+        if (lane == 0 && t < a.tiles) WRC_STAMP(t, kSDrawn, qt[k]);
 #endif
         if (lane == 0 && drawing && t >= a.tiles) {
             drawing = false;
@@ -490,8 +501,8 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
             }
 #ifdef WRC_SCAN_PROFILE
             if (lane == 0 && t < a.tiles) {
-                WRC_STAMP(t, 13, t_it);
-                WRC_STAMP(t, 14, wrc_now());
+                WRC_STAMP(t, kSLoadIter, t_it);
+                WRC_STAMP(t, kSTicket, wrc_now());
             }
 #endif
             const bool end = t >= a.tiles;
@@ -502,7 +513,7 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
                 mbar_arrive(&sm.tkb[s]);
             }
 #ifdef WRC_SCAN_PROFILE
-            if (lane == 0 && !end) WRC_STAMP(t, 0, wrc_now());
+            if (lane == 0 && !end) WRC_STAMP(t, kSStaged, wrc_now());
 #endif
             const bool whole = !end && a.vec_ok && ((size_t)t + 1) * wtile<T>::elems <= a.n;
             T *stage = stages + (size_t)s * wtile<T>::elems;
@@ -561,7 +572,7 @@ __device__ __forceinline__ void ws_reduce(const ws_args<O, T> &a, T *stages, ws_
         const unsigned t = ws_tile(sm, it);
         if (t == kEnd) return;
 #ifdef WRC_SCAN_PROFILE
-        if (r == 0) WRC_STAMP(t, 16, wrc_now());
+        if (r == 0) WRC_STAMP(t, kSLanded, wrc_now());
 #endif
         T x[I];
         read_items(x, stages + (size_t)s * wtile<T>::elems, r);
@@ -591,7 +602,7 @@ __device__ __forceinline__ void ws_reduce(const ws_args<O, T> &a, T *stages, ws_
                 st_desc(a.d + t, to_bits(agg), a.ep | kAggregate);
             }
 #ifdef WRC_SCAN_PROFILE
-            WRC_STAMP(t, 1, wrc_now());
+            WRC_STAMP(t, kSAggregate, wrc_now());
 #endif
         }
         mbar_arrive(&sm.red[s]);
@@ -657,7 +668,7 @@ __device__ __forceinline__ C ws_look_back(long long t, long long prev, Pre pprev
                 /* the block's own previous tile is the nearest prefix */
                 const C v = pprev();
 #ifdef WRC_SCAN_PROFILE
-                if (lane == 0) WRC_STAMP(tile, 12, wrc_now());
+                if (lane == 0) WRC_STAMP(tile, kSPrevPrefix, wrc_now());
 #endif
 #pragma unroll
                 for (int i = 0; i < kLbK; i++)
@@ -665,10 +676,9 @@ __device__ __forceinline__ C ws_look_back(long long t, long long prev, Pre pprev
             }
 #ifdef WRC_SCAN_PROFILE
             if (lane == 0) {
-                WRC_STAMP(tile, 4, p);
-                WRC_STAMP(tile, 5, passes);
-                WRC_STAMP(tile, 6, wrc_now());
-                WRC_STAMP(tile, 11, wrc_now());
+                WRC_STAMP(tile, kSDistance, p);
+                WRC_STAMP(tile, kSPasses, passes);
+                WRC_STAMP(tile, kSAnswered, wrc_now());
             }
 #endif
             if constexpr (exact) {
@@ -744,10 +754,10 @@ __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<type
         }
 #ifdef WRC_SCAN_PROFILE
         if (lane == 0) {
-            WRC_STAMP(t, 8, wrc_now());
-            WRC_STAMP(t, 9, blockIdx.x);
-            WRC_STAMP(t, 10, prev);
-            WRC_STAMP(t, 12, wrc_now());
+            WRC_STAMP(t, kSLbStart, wrc_now());
+            WRC_STAMP(t, kSBlock, blockIdx.x);
+            WRC_STAMP(t, kSPrev, prev);
+            WRC_STAMP(t, kSPrevPrefix, wrc_now());
         }
 #endif
         bool have = true;
@@ -776,8 +786,8 @@ __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<type
             sm.pre_have[s] = have;
             if (kLb > 1) sm.lincl[c] = incl;
 #ifdef WRC_SCAN_PROFILE
-            WRC_STAMP(t, 2, wrc_now());
-            if (t == 0) WRC_STAMP(0, 6, wrc_scan_stamps[2]);
+            WRC_STAMP(t, kSPrefixOut, wrc_now());
+            if (t == 0) WRC_STAMP(0, kSAnswered, wrc_scan_stamps[kSPrefixOut]);
 #endif
         }
         /* every lane arrives, after its own reads of tk and agg (lane 0 also
@@ -879,7 +889,7 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
         mbar_wait(&sm.red[s], ph);
         const C tex = sm.tex[s][r];
 #ifdef WRC_SCAN_PROFILE
-        if (r == 0) WRC_STAMP(t, 15, wrc_now());
+        if (r == 0) WRC_STAMP(t, kSScanWait, wrc_now());
 #endif
         mbar_wait(&sm.pre[s], ph);
         const C pre = sm.pre_v[s];
@@ -904,7 +914,7 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
                 if (base + e < a.n) a.out[base + e] = stage[phys<T>(e / V) * V + e % V];
         }
 #ifdef WRC_SCAN_PROFILE
-        if (r == 0) WRC_STAMP(t, 3, wrc_now());
+        if (r == 0) WRC_STAMP(t, kSStored, wrc_now());
 #endif
         mbar_arrive(&sm.empty[s]);
     }

@@ -141,59 +141,59 @@ int main(int argc, char **argv)
         auto us = [](unsigned long long b, unsigned long long a) { return (double)(long long)(b - a) / 1e3; };
         std::vector<double> held, load, wait, fold, store, life, dist, passes;
         std::vector<double> lstart, lqueue, lchain, lvalid, lslow, lideal, sdist, shold;
-        std::vector<double> ltake, lempty, lland, lred, sidle, swait;
+        std::vector<double> ltake, lempty, lland, lred, swait;
         unsigned long long t0 = ~0ull, t1 = 0;
         double busy = 0;
-        const int K = wrc::kStamps;
+        using namespace wrc;                      /* the stamp names, kS... */
+        auto at = [&](long long tile, int k) { return h[(size_t)tile * kStamps + k]; };
         for (size_t t = 0; t < tiles; t++) {
-            const unsigned long long *s = &h[t * K];
+            const unsigned long long *s = &h[t * kStamps];
+            t0 = std::min(t0, s[kSStaged]);
+            t1 = std::max(t1, s[kSStored]);
+            busy += (double)(s[kSStored] - s[kSStaged]);
+            held.push_back(us(s[kSStaged], s[kSDrawn]));
+            load.push_back(us(s[kSAggregate], s[kSStaged]));
+            store.push_back(us(s[kSStored], s[kSPrefixOut]));
+            life.push_back(us(s[kSStored], s[kSStaged]));
             /* the load warp: waiting for the ticket's value, then for a
              * free stage; the copy's latency; the reduce squad's work; the
              * scan squad's wait for the prefix after its own scan */
-            ltake.push_back(us(s[14], s[13]));
-            lempty.push_back(us(s[0], s[14]));
-            lland.push_back(us(s[16], s[0]));
-            lred.push_back(us(s[1], s[16]));
-            swait.push_back(us(std::max(s[2], s[15]), s[15]));
-            if (t > 0) {
-                /* the look-back of tile t: when it started, how long its
-                 * reads took to be valid, and what they waited for: the
-                 * slowest aggregate between the warp's previous tile and t,
-                 * and the earliest time a look-back knowing every stamp
-                 * could have answered (a prefix out, every aggregate after
-                 * it out) */
-                const long long prev = (long long)s[10];
-                lstart.push_back(us(s[8], s[1]));
-                if (prev >= 0) lqueue.push_back(us(s[8], h[prev * K + 2]));
-                lchain.push_back(us(s[12], s[8]));
-                lvalid.push_back(us(s[11], s[8]));
-                unsigned long long mx = 0, ideal = ~0ull;
-                long long arg = -1;
-                for (long long j = (long long)t - 1; j >= std::max(prev, 0ll); j--) {
-                    const unsigned long long pj = h[j * K + 2];
-                    ideal = std::min(ideal, std::max(pj, mx));
-                    if (j > prev && h[j * K + 1] > mx) { mx = h[j * K + 1]; arg = j; }
-                }
-                lslow.push_back(us(std::max(mx, s[8]), s[8]));
-                lideal.push_back(us(std::max(ideal, s[8]), s[8]));
-                if (arg >= 0) {
-                    sdist.push_back((double)((long long)t - arg));
-                    shold.push_back(us(h[arg * K], h[arg * K + 7]));
+            ltake.push_back(us(s[kSTicket], s[kSLoadIter]));
+            lempty.push_back(us(s[kSStaged], s[kSTicket]));
+            lland.push_back(us(s[kSLanded], s[kSStaged]));
+            lred.push_back(us(s[kSAggregate], s[kSLanded]));
+            swait.push_back(us(std::max(s[kSPrefixOut], s[kSScanWait]), s[kSScanWait]));
+            if (t == 0) continue;
+            wait.push_back(us(s[kSAnswered], s[kSAggregate]));
+            fold.push_back(us(s[kSPrefixOut], s[kSAnswered]));
+            dist.push_back((double)s[kSDistance] + 1);
+            passes.push_back((double)s[kSPasses]);
+            /* the look-back of tile t: when it started, how long its reads
+             * took to be valid (it answers as soon as they are), and what
+             * they waited for: the slowest aggregate between the block's
+             * previous tile and t, and the earliest time a look-back knowing
+             * every stamp could have answered (a prefix out, every aggregate
+             * after it out) */
+            const long long prev = (long long)s[kSPrev];
+            lstart.push_back(us(s[kSLbStart], s[kSAggregate]));
+            if (prev >= 0) lqueue.push_back(us(s[kSLbStart], at(prev, kSPrefixOut)));
+            lchain.push_back(us(s[kSPrevPrefix], s[kSLbStart]));
+            lvalid.push_back(us(s[kSAnswered], s[kSLbStart]));
+            unsigned long long mx = 0, ideal = ~0ull;
+            long long arg = -1;
+            for (long long j = (long long)t - 1; j >= std::max(prev, 0ll); j--) {
+                ideal = std::min(ideal, std::max(at(j, kSPrefixOut), mx));
+                if (j > prev && at(j, kSAggregate) > mx) {
+                    mx = at(j, kSAggregate);
+                    arg = j;
                 }
             }
-            t0 = std::min(t0, s[0]);
-            t1 = std::max(t1, s[3]);
-            busy += (double)(s[3] - s[0]);
-            held.push_back(us(s[0], s[7]));
-            load.push_back(us(s[1], s[0]));
-            if (t > 0) {
-                wait.push_back(us(s[6], s[1]));
-                fold.push_back(us(s[2], s[6]));
-                dist.push_back((double)s[4] + 1);
-                passes.push_back((double)s[5]);
+            lslow.push_back(us(std::max(mx, s[kSLbStart]), s[kSLbStart]));
+            lideal.push_back(us(std::max(ideal, s[kSLbStart]), s[kSLbStart]));
+            if (arg >= 0) {
+                sdist.push_back((double)((long long)t - arg));
+                shold.push_back(us(at(arg, kSStaged), at(arg, kSDrawn)));
             }
-            store.push_back(us(s[3], s[2]));
-            life.push_back(us(s[3], s[0]));
         }
         printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write), %.2fx the copy; stamps span %.1f us; tiles in flight %.1f\n",
                names[ti], ms * 1e3, 2.0 * n * es / (ms * 1e-3) / 1e9, cms / ms, (t1 - t0) / 1e3,
@@ -220,11 +220,12 @@ int main(int argc, char **argv)
         stats("  slowest: distance", sdist);
         stats("  slowest: ticket drawn -> staged", shold);
         if (const char *dump = getenv("SCAN_PHASES_DUMP")) {
-            /* raw stamps, kStamps 64-bit words per tile, for offline study */
+            /* raw stamps, kStamps 64-bit words per tile (named kS... in
+             * cuda/wrc_scan.cu), for offline study */
             char path[4096];
             snprintf(path, sizeof path, "%s-%s.bin", dump, names[ti]);
             if (FILE *f = fopen(path, "wb")) {
-                fwrite(h.data(), sizeof h[0], tiles * K, f);
+                fwrite(h.data(), sizeof h[0], tiles * kStamps, f);
                 fclose(f);
             }
         }

@@ -5,7 +5,7 @@
  * warp-specialised kernel stamp %globaltimer at each step of a tile: ticket
  * drawn, staged (its ticket is in hand and a stage free: the load warp
  * starts the copy), landed, aggregate out (reduce squad), look-back started,
- * its reads valid, answered and prefix out (look-back warps), outputs
+ * answered (its reads valid) and prefix out (look-back warps), outputs
  * stored (scan squad); plus the distance to the nearest published prefix,
  * the number of extra look-back passes, the block and the block's previous
  * tile.  The squads work on different tiles at once, so the steps of one

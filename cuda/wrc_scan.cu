@@ -233,6 +233,19 @@ template <typename C> __host__ __device__ constexpr int lb_k()
 /* reduce and scan squads, look-back warps, the load warp */
 template <typename C> __host__ __device__ constexpr int ws_threads() { return (2 * kSquad + lb_warps<C>() + 1) * 32; }
 constexpr unsigned kEnd = 0xffffffffu;        /* ticket past the last tile */
+/* The stages start on a 1024-byte boundary.  Dynamic shared memory follows
+ * the static (ws_smem here), so without this its offset moves with that
+ * struct's size: 10176 bytes for float sums (64 mod 128), 4352 for int32
+ * (0 mod 128).  Aligned, the float scans ran 0.91-0.92x a copy instead of
+ * 0.88-0.89x; with a 4016-byte struct (48 mod 128) the int32 scan ran 0.79x
+ * instead of 0.90x, the same code otherwise (tools/scan_phases,
+ * doc/PERFORMANCE.md, 2026-11-30 23:11 UTC).  The bulk copies into a stage
+ * and its reads are 16-byte aligned either way; what the offset costs is
+ * measured, not explained. */
+#ifndef WRC_WS_ALIGN
+#define WRC_WS_ALIGN 1024
+#endif
+constexpr unsigned kStageAlign = WRC_WS_ALIGN;
 /* Slots of the look-back chain.  Iteration it + kChain cannot start before
  * iteration it + 1 has its prefix (its tile needs a stage freed by the scan
  * squad, which takes the iterations in order), so a warp waiting for slot
@@ -926,9 +939,10 @@ k_scan_ws(ws_args<O, T> a, unsigned *tctr)
 {
     constexpr int kLb = lb_warps<typename carry_of<O, T>::type>();
     typedef typename carry_of<O, T>::type C;
-    extern __shared__ uint4 s_dyn[];              /* kStagesWs tiles */
+    extern __shared__ uint4 s_dyn[];              /* kStagesWs tiles, from a kStageAlign boundary */
     __shared__ ws_smem<C> sm;
-    T *stages = reinterpret_cast<T *>(s_dyn);
+    const unsigned s0 = smem_addr(s_dyn);
+    T *stages = reinterpret_cast<T *>(reinterpret_cast<char *>(s_dyn) + (kStageAlign - s0 % kStageAlign) % kStageAlign);
     const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x & 31;
     if (threadIdx.x == 0) {
         for (int s = 0; s < kStagesWs; s++) {
@@ -978,7 +992,7 @@ struct scan_fn {
          * each with its ring of stages; the shared-memory opt-in is per
          * device, so it is renewed on every call (a host-side call) */
         auto kp = k_scan_ws<O, T>;
-        constexpr size_t dyn = (size_t)kStagesWs * kWsTileBytes;
+        constexpr size_t dyn = (size_t)kStagesWs * kWsTileBytes + kStageAlign;
         static std::atomic<int> per_sm{0};
         WRC_CK(cudaFuncSetAttribute, ((const void *)kp, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
         if (per_sm.load(std::memory_order_relaxed) == 0) {

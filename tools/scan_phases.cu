@@ -9,16 +9,22 @@
  * stored (scan squad); plus the distance to the nearest published prefix,
  * the number of extra look-back passes, the block and the block's previous
  * tile.  The squads work on different tiles at once, so the steps of one
- * tile overlap those of others (the differences are signed).  One scan of N
- * elements (default 2^28) of f32, i32 and f64 SUM on device memory after
- * two warm-up runs, the int32 one checked element by element; printed: the
+ * tile overlap those of others (the differences are signed).  Scans of N
+ * elements (default 2^28) of f32, i32 and f64 SUM on device memory, timed
+ * (the median of SCAN_PHASES_REPS runs, default 3) and checked: the int32
+ * one element by element, the float ones against (k + 1) times the one
+ * value and for the same bits in a second run (SCAN_PHASES_CHECK=0: not
+ * checked); printed: the
  * kernel's time, GB/s and ratio to a device-to-device copy of the same bytes
  * (CUDA events), each step's mean and percentiles over the tiles, how many
  * tiles were in flight on average, what the load warp and the scan squad
  * waited for, and what each look-back waited for: the slowest aggregate
  * between the block's previous tile and its own, and when a look-back
  * knowing every stamp could have answered.  SCAN_PHASES_DUMP=PREFIX writes
- * the raw stamps to PREFIX-f32.bin etc.  The build-time knobs of
+ * the raw stamps to PREFIX-f32.bin etc.; SCAN_PHASES_RANDOM=1 scans random
+ * bits, SCAN_PHASES_CALLSTYLE=1 times as warpred-bench does, and
+ * SCAN_PHASES_GAP=BYTES moves the output that much further from the input
+ * (below).  The build-time knobs of
  * wrc_scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK, _SQUAD, _AHEAD,
  * _TILE_BYTES, _TMA; _NOLB and _NOSTORE take out the look-back or the
  * outputs, for bounds, with wrong results) vary the kernel.  Not part of
@@ -32,6 +38,8 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <math.h>
 #include <algorithm>
 #include <vector>
 
@@ -83,11 +91,35 @@ int main(int argc, char **argv)
     CK(cudaMalloc((void **)&L.ctr, 64));
     CK(cudaMemset(L.ctr, 0, 64));
     void *in, *out;
-    CK(cudaMalloc(&in, n * 8));
+    /* SCAN_PHASES_GAP=BYTES: that much more between the input and the output */
+    const size_t gap = getenv("SCAN_PHASES_GAP") ? strtoull(getenv("SCAN_PHASES_GAP"), nullptr, 0) : 0;
+    CK(cudaMalloc(&in, n * 8 + gap));
     CK(cudaMalloc(&out, n * 8));
     /* bytes of 1: every int32 is 0x01010101, so the int32 scan is checked
-     * against (k + 1) * 0x01010101 mod 2^32 */
-    CK(cudaMemset(in, 1, n * 8));
+     * against (k + 1) * 0x01010101 mod 2^32; SCAN_PHASES_RANDOM=1: random
+     * bits instead (floats then hold NaNs and infinities too; the check is
+     * a host scan) */
+    const bool rnd = getenv("SCAN_PHASES_RANDOM") && atoi(getenv("SCAN_PHASES_RANDOM"));
+    std::vector<unsigned> hin;
+    if (rnd) {
+        hin.resize(n * 2);
+        unsigned long long x = 0x9e3779b97f4a7c15ull;
+        for (size_t k = 0; k < n * 2; k++) {
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            hin[k] = (unsigned)(x >> 32);
+        }
+        CK(cudaMemcpy(in, hin.data(), n * 8, cudaMemcpyHostToDevice));
+    } else {
+        CK(cudaMemset(in, 1, n * 8));
+    }
+    /* SCAN_PHASES_REPS: timed runs per type (default 3); the time printed is
+     * the median's (first and last shown); the stamps are the last run's
+     * (for floats the check's, below).  SCAN_PHASES_CALLSTYLE=1 times each
+     * run as warpred-bench times a library call: events on the legacy
+     * stream around the launch and a synchronisation of the scan's stream. */
+    const int reps = getenv("SCAN_PHASES_REPS") ? std::max(1, atoi(getenv("SCAN_PHASES_REPS"))) : 3;
+    const bool callstyle = getenv("SCAN_PHASES_CALLSTYLE") && atoi(getenv("SCAN_PHASES_CALLSTYLE"));
+    const bool check = !getenv("SCAN_PHASES_CHECK") || atoi(getenv("SCAN_PHASES_CHECK"));
     auto tile_elems = [](size_t es) -> size_t { return wrc::kWsTileBytes / es; };
     const size_t max_tiles = (n + tile_elems(8) - 1) / tile_elems(8) + (n + tile_elems(4) - 1) / tile_elems(4);
     unsigned long long *stamps;
@@ -106,35 +138,82 @@ int main(int argc, char **argv)
     for (int ti = 0; ti < 3; ti++) {
         const size_t es = ti == 2 ? 8 : 4;
         const size_t tiles = (n + tile_elems(es) - 1) / tile_elems(es);
-        for (int r = 0; r < 3; r++) {
-            CK(cudaEventRecord(e0, L.st));
+        std::vector<double> runs;
+        for (int r = 0; r < reps; r++) {
+            CK(cudaEventRecord(e0, callstyle ? 0 : L.st));
             if (wrc::launch_scan(L, in, out, n, types[ti], WR_SUM, 0, nullptr, nullptr, err) != WR_SUCCESS) {
                 fprintf(stderr, "%s\n", err);
                 return 1;
             }
-            CK(cudaEventRecord(e1, L.st));
-            CK(cudaStreamSynchronize(L.st));
+            if (callstyle) CK(cudaStreamSynchronize(L.st));
+            CK(cudaEventRecord(e1, callstyle ? 0 : L.st));
+            CK(cudaEventSynchronize(e1));
+            float m1 = 0;
+            CK(cudaEventElapsedTime(&m1, e0, e1));
+            runs.push_back(m1);
         }
-        float ms, cms = 0;
-        CK(cudaEventElapsedTime(&ms, e0, e1));
-        if (types[ti] == WR_INT32) {
+        const double first = runs.front(), last = runs.back();
+        std::sort(runs.begin(), runs.end());
+        const double ms = runs[runs.size() / 2];
+        float cms = 0;
+        if (!check) {
+            /* (SCAN_PHASES_CHECK=0) */
+        } else if (types[ti] == WR_INT32) {
             std::vector<unsigned> o(n);
             CK(cudaMemcpy(o.data(), out, n * 4, cudaMemcpyDeviceToHost));
-            size_t bad = 0, first = 0;
-            for (size_t k = 0; k < n; k++)
-                if (o[k] != (unsigned)((k + 1) * 0x01010101ull)) { if (!bad++) first = k; }
-            if (bad) printf("i32 check: %zu wrong, first at %zu\n", bad, first);
+            size_t bad = 0, at1 = 0;
+            unsigned acc = 0;
+            for (size_t k = 0; k < n; k++) {
+                acc += rnd ? hin[k] : 0x01010101u;
+                if (o[k] != acc) { if (!bad++) at1 = k; }
+            }
+            if (bad) printf("i32 check: %zu wrong, first at %zu\n", bad, at1);
             else printf("i32 check: all %zu outputs right\n", n);
+        } else if (!rnd) {
+            /* every element is the same tiny value v (bytes of 1): output k
+             * is (k + 1) v within the accuracy of DESIGN.md, and a second run
+             * gives the same bits (its look-backs stop elsewhere) */
+            std::vector<unsigned char> o(n * es), o2(n * es);
+            CK(cudaMemcpy(o.data(), out, n * es, cudaMemcpyDeviceToHost));
+            if (wrc::launch_scan(L, in, out, n, types[ti], WR_SUM, 0, nullptr, nullptr, err) != WR_SUCCESS) {
+                fprintf(stderr, "%s\n", err);
+                return 1;
+            }
+            CK(cudaMemcpy(o2.data(), out, n * es, cudaMemcpyDeviceToHost));
+            size_t bad = 0, at1 = 0;
+            double worst = 0;
+            unsigned char ones[8];
+            float vf;
+            double vd;
+            memset(ones, 1, sizeof ones);
+            memcpy(&vf, ones, sizeof vf);
+            memcpy(&vd, ones, sizeof vd);
+            const double v = es == 4 ? (double)vf : vd;
+            for (size_t k = 0; k < n; k++) {
+                const double got = es == 4 ? (double)((const float *)o.data())[k] : ((const double *)o.data())[k];
+                const double rel = fabs(got - (double)(k + 1) * v) / ((double)(k + 1) * v);
+                worst = std::max(worst, rel);
+                if (!(rel <= (es == 4 ? 1e-5 : 1e-12))) { if (!bad++) at1 = k; }
+            }
+            const bool same = memcmp(o.data(), o2.data(), n * es) == 0;
+            if (bad) printf("%s check: %zu wrong, first at %zu\n", names[ti], bad, at1);
+            else printf("%s check: all %zu outputs within %.1e relative (worst %.1e)\n", names[ti], n,
+                        es == 4 ? 1e-5 : 1e-12, worst);
+            printf("%s check: a second run gives %s\n", names[ti], same ? "the same bits" : "OTHER BITS (wrong)");
         }
         /* the ceiling, after the check (which reads out): a device-to-device
          * copy of the same bytes between the same buffers */
-        for (int r = 0; r < 3; r++) {
+        std::vector<double> cruns;
+        for (int r = 0; r < reps; r++) {
             CK(cudaEventRecord(e0, L.st));
             CK(cudaMemcpyAsync(out, in, n * es, cudaMemcpyDeviceToDevice, L.st));
             CK(cudaEventRecord(e1, L.st));
             CK(cudaStreamSynchronize(L.st));
+            CK(cudaEventElapsedTime(&cms, e0, e1));
+            cruns.push_back(cms);
         }
-        CK(cudaEventElapsedTime(&cms, e0, e1));
+        std::sort(cruns.begin(), cruns.end());
+        cms = (float)cruns[cruns.size() / 2];
         CK(cudaMemcpy(h.data(), stamps, h.size() * sizeof h[0], cudaMemcpyDeviceToHost));
         /* steps overlap now (the look-back may answer before the tile's own
          * aggregate is out): signed differences */
@@ -198,6 +277,8 @@ int main(int argc, char **argv)
         printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write), %.2fx the copy; stamps span %.1f us; tiles in flight %.1f\n",
                names[ti], ms * 1e3, 2.0 * n * es / (ms * 1e-3) / 1e9, cms / ms, (t1 - t0) / 1e3,
                busy / (double)(t1 - t0));
+        printf("  %d runs: median %.1f us, first %.1f, last %.1f, min %.1f, max %.1f; copy median %.1f us\n", reps,
+               ms * 1e3, first * 1e3, last * 1e3, runs.front() * 1e3, runs.back() * 1e3, cms * 1e3);
         stats("ticket drawn -> staged [us]", held);
         stats("staged -> aggregate out [us]", load);
         stats("aggregate -> look-back answered [us]", wait);

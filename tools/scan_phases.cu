@@ -70,6 +70,7 @@ wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const cha
         if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } \
     } while (0)
 
+#ifdef WRC_SCAN_PROFILE
 static void stats(const char *name, std::vector<double> v)
 {
     if (v.empty()) return;
@@ -80,6 +81,7 @@ static void stats(const char *name, std::vector<double> v)
     printf("  %-38s mean %8.2f  p10 %8.2f  p50 %8.2f  p90 %8.2f  p99 %8.2f\n", name, s / m, v[m / 10], v[m / 2],
            v[m * 9 / 10], v[m * 99 / 100]);
 }
+#endif
 
 int main(int argc, char **argv)
 {

@@ -222,24 +222,24 @@ int main(int argc, char **argv)
         }
         std::sort(cruns.begin(), cruns.end());
         cms = (float)cruns[cruns.size() / 2];
-#ifdef WRC_SCAN_PROFILE
-        if (!getenv("SCAN_PHASES_STATS") || atoi(getenv("SCAN_PHASES_STATS")))
-            goto stamps;
-#endif
-        /* -DSCAN_PHASES_NOSTAMPS: the kernel as the plugin has it;
+        auto print_runs = [&]() {
+            printf("  %d runs: median %.1f us, first %.1f, last %.1f, min %.1f, max %.1f; copy median %.1f us\n",
+                   reps, ms * 1e3, first * 1e3, last * 1e3, runs.front() * 1e3, runs.back() * 1e3, cms * 1e3);
+        };
+        /* -DSCAN_PHASES_NOSTAMPS (the kernel as the plugin has it) or
          * SCAN_PHASES_STATS=0: the time only */
-        printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write), %.2fx the copy; time only\n", names[ti], ms * 1e3,
-               2.0 * n * es / (ms * 1e-3) / 1e9, cms / ms);
-        printf("  %d runs: median %.1f us, first %.1f, last %.1f, min %.1f, max %.1f; copy median %.1f us\n", reps,
-               ms * 1e3, first * 1e3, last * 1e3, runs.front() * 1e3, runs.back() * 1e3, cms * 1e3);
-        (void)tiles;
-#ifndef WRC_SCAN_PROFILE
-    }
-    return 0;
-}
+#ifdef WRC_SCAN_PROFILE
+        const bool analyse = !getenv("SCAN_PHASES_STATS") || atoi(getenv("SCAN_PHASES_STATS"));
 #else
-        continue;
-    stamps:
+        const bool analyse = false;
+#endif
+        if (!analyse) {
+            printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write), %.2fx the copy; time only\n", names[ti],
+                   ms * 1e3, 2.0 * n * es / (ms * 1e-3) / 1e9, cms / ms);
+            print_runs();
+            continue;
+        }
+#ifdef WRC_SCAN_PROFILE
         CK(cudaMemcpy(h.data(), stamps, h.size() * sizeof h[0], cudaMemcpyDeviceToHost));
         /* steps overlap now (the look-back may answer before the tile's own
          * aggregate is out): signed differences */
@@ -303,8 +303,7 @@ int main(int argc, char **argv)
         printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write), %.2fx the copy; stamps span %.1f us; tiles in flight %.1f\n",
                names[ti], ms * 1e3, 2.0 * n * es / (ms * 1e-3) / 1e9, cms / ms, (t1 - t0) / 1e3,
                busy / (double)(t1 - t0));
-        printf("  %d runs: median %.1f us, first %.1f, last %.1f, min %.1f, max %.1f; copy median %.1f us\n", reps,
-               ms * 1e3, first * 1e3, last * 1e3, runs.front() * 1e3, runs.back() * 1e3, cms * 1e3);
+        print_runs();
         stats("ticket drawn -> staged [us]", held);
         stats("staged -> aggregate out [us]", load);
         stats("aggregate -> look-back answered [us]", wait);
@@ -336,7 +335,9 @@ int main(int argc, char **argv)
                 fclose(f);
             }
         }
+#else
+        (void)tiles;
+#endif
     }
     return 0;
 }
-#endif

@@ -70,6 +70,15 @@ wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const cha
         if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } \
     } while (0)
 
+/* SCAN_PHASES_<name> as a number, or def when unset */
+static unsigned long long env_num(const char *name, unsigned long long def)
+{
+    char var[64];
+    snprintf(var, sizeof var, "SCAN_PHASES_%s", name);
+    const char *v = getenv(var);
+    return v && *v ? strtoull(v, nullptr, 0) : def;
+}
+
 #ifdef WRC_SCAN_PROFILE
 static void stats(const char *name, std::vector<double> v)
 {
@@ -96,14 +105,14 @@ int main(int argc, char **argv)
     CK(cudaMemset(L.ctr, 0, 64));
     void *in, *out;
     /* SCAN_PHASES_GAP=BYTES: that much more between the input and the output */
-    const size_t gap = getenv("SCAN_PHASES_GAP") ? strtoull(getenv("SCAN_PHASES_GAP"), nullptr, 0) : 0;
+    const size_t gap = env_num("GAP", 0);
     CK(cudaMalloc(&in, n * 8 + gap));
     CK(cudaMalloc(&out, n * 8));
     /* bytes of 1: every int32 is 0x01010101, so the int32 scan is checked
      * against (k + 1) * 0x01010101 mod 2^32; SCAN_PHASES_RANDOM=1: random
      * bits instead (floats then hold NaNs and infinities too; the check is
      * a host scan) */
-    const bool rnd = getenv("SCAN_PHASES_RANDOM") && atoi(getenv("SCAN_PHASES_RANDOM"));
+    const bool rnd = env_num("RANDOM", 0) != 0;
     std::vector<unsigned> hin;
     if (rnd) {
         hin.resize(n * 2);
@@ -121,9 +130,9 @@ int main(int argc, char **argv)
      * (for floats the check's, below).  SCAN_PHASES_CALLSTYLE=1 times each
      * run as warpred-bench times a library call: events on the legacy
      * stream around the launch and a synchronisation of the scan's stream. */
-    const int reps = getenv("SCAN_PHASES_REPS") ? std::max(1, atoi(getenv("SCAN_PHASES_REPS"))) : 3;
-    const bool callstyle = getenv("SCAN_PHASES_CALLSTYLE") && atoi(getenv("SCAN_PHASES_CALLSTYLE"));
-    const bool check = !getenv("SCAN_PHASES_CHECK") || atoi(getenv("SCAN_PHASES_CHECK"));
+    const int reps = (int)std::min(std::max(env_num("REPS", 3), 1ull), 10000ull);
+    const bool callstyle = env_num("CALLSTYLE", 0) != 0;
+    const bool check = env_num("CHECK", 1) != 0;
     auto tile_elems = [](size_t es) -> size_t { return wrc::kWsTileBytes / es; };
     const size_t max_tiles = (n + tile_elems(8) - 1) / tile_elems(8) + (n + tile_elems(4) - 1) / tile_elems(4);
 #ifdef WRC_SCAN_PROFILE
@@ -146,24 +155,33 @@ int main(int argc, char **argv)
     for (int ti = 0; ti < 3; ti++) {
         const size_t es = ti == 2 ? 8 : 4;
         const size_t tiles = (n + tile_elems(es) - 1) / tile_elems(es);
-        std::vector<double> runs;
-        for (int r = 0; r < reps; r++) {
-            CK(cudaEventRecord(e0, callstyle ? 0 : L.st));
+        auto scan = [&]() {
             if (wrc::launch_scan(L, in, out, n, types[ti], WR_SUM, 0, nullptr, nullptr, err) != WR_SUCCESS) {
                 fprintf(stderr, "%s\n", err);
-                return 1;
+                exit(1);
             }
+        };
+        /* reps runs of f between events on stream sr, in ms, in run order */
+        auto timed = [&](cudaStream_t sr, auto f) {
+            std::vector<double> v;
+            for (int r = 0; r < reps; r++) {
+                float m1 = 0;
+                CK(cudaEventRecord(e0, sr));
+                f();
+                CK(cudaEventRecord(e1, sr));
+                CK(cudaEventSynchronize(e1));
+                CK(cudaEventElapsedTime(&m1, e0, e1));
+                v.push_back(m1);
+            }
+            return v;
+        };
+        std::vector<double> runs = timed(callstyle ? 0 : L.st, [&]() {
+            scan();
             if (callstyle) CK(cudaStreamSynchronize(L.st));
-            CK(cudaEventRecord(e1, callstyle ? 0 : L.st));
-            CK(cudaEventSynchronize(e1));
-            float m1 = 0;
-            CK(cudaEventElapsedTime(&m1, e0, e1));
-            runs.push_back(m1);
-        }
+        });
         const double first = runs.front(), last = runs.back();
         std::sort(runs.begin(), runs.end());
         const double ms = runs[runs.size() / 2];
-        float cms = 0;
         if (!check) {
             /* (SCAN_PHASES_CHECK=0) */
         } else if (types[ti] == WR_INT32) {
@@ -183,10 +201,7 @@ int main(int argc, char **argv)
              * gives the same bits (its look-backs stop elsewhere) */
             std::vector<unsigned char> o(n * es), o2(n * es);
             CK(cudaMemcpy(o.data(), out, n * es, cudaMemcpyDeviceToHost));
-            if (wrc::launch_scan(L, in, out, n, types[ti], WR_SUM, 0, nullptr, nullptr, err) != WR_SUCCESS) {
-                fprintf(stderr, "%s\n", err);
-                return 1;
-            }
+            scan();
             CK(cudaMemcpy(o2.data(), out, n * es, cudaMemcpyDeviceToHost));
             size_t bad = 0, at1 = 0;
             double worst = 0;
@@ -211,17 +226,10 @@ int main(int argc, char **argv)
         }
         /* the ceiling, after the check (which reads out): a device-to-device
          * copy of the same bytes between the same buffers */
-        std::vector<double> cruns;
-        for (int r = 0; r < reps; r++) {
-            CK(cudaEventRecord(e0, L.st));
-            CK(cudaMemcpyAsync(out, in, n * es, cudaMemcpyDeviceToDevice, L.st));
-            CK(cudaEventRecord(e1, L.st));
-            CK(cudaStreamSynchronize(L.st));
-            CK(cudaEventElapsedTime(&cms, e0, e1));
-            cruns.push_back(cms);
-        }
+        std::vector<double> cruns =
+            timed(L.st, [&]() { CK(cudaMemcpyAsync(out, in, n * es, cudaMemcpyDeviceToDevice, L.st)); });
         std::sort(cruns.begin(), cruns.end());
-        cms = (float)cruns[cruns.size() / 2];
+        const double cms = cruns[cruns.size() / 2];
         auto print_runs = [&]() {
             printf("  %d runs: median %.1f us, first %.1f, last %.1f, min %.1f, max %.1f; copy median %.1f us\n",
                    reps, ms * 1e3, first * 1e3, last * 1e3, runs.front() * 1e3, runs.back() * 1e3, cms * 1e3);
@@ -229,7 +237,7 @@ int main(int argc, char **argv)
         /* -DSCAN_PHASES_NOSTAMPS (the kernel as the plugin has it) or
          * SCAN_PHASES_STATS=0: the time only */
 #ifdef WRC_SCAN_PROFILE
-        const bool analyse = !getenv("SCAN_PHASES_STATS") || atoi(getenv("SCAN_PHASES_STATS"));
+        const bool analyse = env_num("STATS", 1) != 0;
 #else
         const bool analyse = false;
 #endif

@@ -484,10 +484,31 @@ wr_mem_kind cu_locate(void *s, const void *p)
     return k;
 }
 
-wr_status cu_copy_to_host(void *s, void *dst, const void *src, size_t bytes, char *err)
+/*
+ * check_offsets, and what it found remembered for the reduce_segments that
+ * follows in the same thread (lib/ checks a call's offsets right before it
+ * calls the operation, as with locate()): the first and last offsets, so
+ * that an operation on device memory needs no copy of its offsets at all.
+ * Forgotten by that operation, and replaced by the next check.
+ */
+struct offsets_memo { const void *state; const size_t *off; size_t nseg, first, last; };
+thread_local offsets_memo off_memo;
+
+wr_status cu_check_offsets(void *s, const size_t *offsets, size_t nseg, size_t sum[5], char *err)
 {
-    return with_lane(s, err, [&](lane &L) -> wr_status {
-        WRC_CK(cudaMemcpyAsync, (dst, src, bytes, cudaMemcpyDefault, L.st));
+    off_memo = offsets_memo{};
+    WRC_TRY(with_lane(s, err, [&](lane &L) -> wr_status {
+        WRC_TRY(launch_check_offsets(L, offsets, nseg, (size_t *)host_result(L), err));
+        WRC_TRY(fetch_result(L, 3 * sizeof(size_t), err));
+        give(L, sum, 0, 3 * sizeof(size_t));
+        return WR_SUCCESS;
+    }));
+    if (sum[2] == SIZE_MAX) {
+        off_memo = offsets_memo{ s, offsets, nseg, sum[0], sum[1] };
+        return WR_SUCCESS;
+    }
+    return with_lane(s, err, [&](lane &L) -> wr_status {   /* the two offsets the error names */
+        WRC_CK(cudaMemcpyAsync, (sum + 3, offsets + sum[2], 2 * sizeof(size_t), cudaMemcpyDefault, L.st));
         return WR_SUCCESS;
     });
 }
@@ -712,13 +733,19 @@ wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, co
     state *S = (state *)s;
     return with_lane(s, err, [&](lane &L) -> wr_status {
         const wr_mem_kind koff = kind_of(S, offsets), kout = kind_of(S, out);
+        const offsets_memo memo = off_memo;
+        off_memo = offsets_memo{};
         const size_t obytes = (nseg + 1) * sizeof(size_t);
-        const size_t *hoff = offsets;                 /* host-readable offsets */
-        std::vector<size_t> copy;
-        /* managed offsets are copied too: the host must not touch managed
+        /* Host-readable offsets: the caller's when they are host memory;
+         * else a copy, made only when the input or the output is host
+         * memory (staged chunks need every offset on the host).  Managed
+         * offsets count as device ones: the host must not touch managed
          * memory while another thread's kernel may run on a device without
-         * concurrent managed access */
-        if (koff == WR_MEM_DEVICE || koff == WR_MEM_MANAGED) {
+         * concurrent managed access. */
+        const bool off_dev = koff == WR_MEM_DEVICE || koff == WR_MEM_MANAGED;
+        const size_t *hoff = off_dev ? nullptr : offsets;
+        std::vector<size_t> copy;
+        auto copy_offsets = [&]() -> wr_status {
             try { copy.resize(nseg + 1); } catch (...) {
                 snprintf(err, WR_ERRLEN, "out of host memory for %zu offsets", nseg + 1);
                 return WR_ERR_NO_MEMORY;
@@ -726,9 +753,19 @@ wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, co
             WRC_CK(cudaMemcpyAsync, (copy.data(), offsets, obytes, cudaMemcpyDeviceToHost, L.st));
             WRC_CK(cudaStreamSynchronize, (L.st));
             hoff = copy.data();
+            return WR_SUCCESS;
+        };
+        size_t first, last;
+        if (off_dev && memo.state == s && memo.off == offsets && memo.nseg == nseg) {
+            first = memo.first;
+            last = memo.last;
+        } else {
+            if (!hoff) WRC_TRY(copy_offsets());
+            first = hoff[0];
+            last = hoff[nseg];
         }
-        const size_t total = hoff[nseg] - hoff[0];
-        const wr_mem_kind kin = total ? kind_of(S, (const char *)in + hoff[0] * wr_type_size(t)) : WR_MEM_DEVICE;
+        const size_t total = last - first;
+        const wr_mem_kind kin = total ? kind_of(S, (const char *)in + first * wr_type_size(t)) : WR_MEM_DEVICE;
         if (dev_ok(kin) && dev_ok(kout)) {
             const size_t *doff = offsets;
             if (!dev_ok(koff)) {                      /* host offsets: give the kernel a copy */
@@ -738,6 +775,7 @@ wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, co
             }
             return launch_segments(L, in, out, nseg, doff, 0, 0, (double)total / (double)nseg, t, o, err);
         }
+        if (!hoff) WRC_TRY(copy_offsets());
         return segments_staged(S, L, in, kin, out, kout, nseg, [hoff](size_t i) { return hoff[i]; }, t, o, err);
     });
 }
@@ -796,7 +834,7 @@ extern "C" WRC_EXPORT const struct wr_backend_ops warpred_backend_ops = {
     /* close           */ wrc::cu_close,
     /* describe        */ wrc::cu_describe,
     /* locate          */ wrc::cu_locate,
-    /* copy_to_host    */ wrc::cu_copy_to_host,
+    /* check_offsets   */ wrc::cu_check_offsets,
     /* reduce          */ wrc::cu_reduce,
     /* scan            */ wrc::cu_scan,
     /* reduce_rows     */ wrc::cu_reduce_rows,

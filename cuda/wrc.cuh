@@ -101,6 +101,9 @@ wr_status launch_scan(lane &L, const void *in, void *out, size_t n, wr_type t, w
  * avg_len picks the mapping (a group of lanes, a block or several blocks per segment). */
 wr_status launch_segments(lane &L, const void *in, void *out, size_t nseg, const size_t *off,
                           size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, char *err);
+/* dst[0] = off[0], dst[1] = off[nseg], dst[2] = the least s < nseg with
+ * off[s + 1] < off[s], or SIZE_MAX (dst may be mapped host memory). */
+wr_status launch_check_offsets(lane &L, const size_t *off, size_t nseg, size_t *dst, char *err);
 /* Chunked segments: res[0] = *carry_in op res[0] if first_cont; then
  * *carry_out = res[m-1] if last_cont. */
 wr_status launch_seg_fix(lane &L, void *res, size_t m, const void *carry_in, void *carry_out,
@@ -225,6 +228,33 @@ __device__ __forceinline__ T team_reduce(const T *__restrict__ in, size_t b, siz
               [](T &a, T x, size_t) { a = F::combine(a, x); },
               [](T &a, const vec<T> &x, size_t) { a = F::combine(a, vreduce<F>(x)); });
     return F::combine(F::combine(acc[0], acc[1]), F::combine(acc[2], acc[3]));
+}
+
+/*
+ * The end of a grid reduction in one launch (the "threadFenceReduction"
+ * pattern of the CUDA samples): every block leaves its result r in
+ * part[blockIdx.x]; the last block to arrive (an atomic ticket, after a
+ * __threadfence) gets true, with the fold of all partials in block order in
+ * r.  The others get false and are done.  The caller resets *ctr to 0 once
+ * it has its answer.  s_last is a __shared__ int of the block.
+ */
+template <wr_op O, typename T>
+__device__ __forceinline__ bool grid_fold(T &r, T *__restrict__ part, unsigned *__restrict__ ctr,
+                                          warpred::block_storage<T> &bs, int &s_last)
+{
+    typedef warpred::op<O, T> F;
+    if (threadIdx.x == 0) {
+        part[blockIdx.x] = r;
+        __threadfence();
+        s_last = atomicAdd(ctr, 1u) == gridDim.x - 1;
+    }
+    __syncthreads();            /* also ends every read of bs before */
+    if (!s_last) return false;
+    __threadfence();
+    T a = F::neutral();
+    for (unsigned j = threadIdx.x; j < gridDim.x; j += kThreads) a = F::combine(a, ld_volatile(part + j));
+    r = warpred::block_reduce<O>(a, bs);
+    return true;
 }
 
 /* Blocks of kThreads that fit on one multiprocessor at once for kernel k. */

@@ -26,19 +26,7 @@ k_reduce(const T *__restrict__ in, size_t n, T *__restrict__ part, unsigned *__r
     __shared__ int s_last;
     T r = team_reduce<F>(in, 0, n, (size_t)blockIdx.x * kThreads + threadIdx.x, (size_t)gridDim.x * kThreads);
     r = warpred::block_reduce<O>(r, bs);
-    if (gridDim.x > 1) {
-        if (threadIdx.x == 0) {
-            part[blockIdx.x] = r;
-            __threadfence();
-            s_last = atomicAdd(ctr, 1u) == gridDim.x - 1;
-        }
-        __syncthreads();            /* also ends every read of bs above */
-        if (!s_last) return;
-        __threadfence();
-        T a = F::neutral();
-        for (unsigned j = threadIdx.x; j < gridDim.x; j += kThreads) a = F::combine(a, ld_volatile(part + j));
-        r = warpred::block_reduce<O>(a, bs);
-    }
+    if (gridDim.x > 1 && !grid_fold<O>(r, part, ctr, bs, s_last)) return;
     if (threadIdx.x == 0) {
         *dst = carry ? F::combine(*carry, r) : r;
         if (gridDim.x > 1) *ctr = 0;

@@ -150,6 +150,32 @@ k_seg_block(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc s
     }
 }
 
+/* The summary of check_offsets (wr_backend.h) for offsets the host cannot
+ * read: one pass over them on the device instead of a copy of 8 bytes per
+ * segment to the host.  A thread's first decrease is its least, so it stops
+ * there; the blocks' least go through grid_fold (MIN). */
+__global__ void __launch_bounds__(kThreads)
+k_check_offsets(const size_t *__restrict__ off, size_t nseg, uint64_t *__restrict__ part,
+                unsigned *__restrict__ ctr, size_t *dst)
+{
+    __shared__ warpred::block_storage<uint64_t> bs;
+    __shared__ int s_last;
+    uint64_t bad = UINT64_MAX;
+    for (size_t s = (size_t)blockIdx.x * kThreads + threadIdx.x; s < nseg; s += (size_t)gridDim.x * kThreads)
+        if (off[s + 1] < off[s]) {
+            bad = s;
+            break;
+        }
+    bad = warpred::block_reduce<WR_MIN>(bad, bs);
+    if (gridDim.x > 1 && !grid_fold<WR_MIN>(bad, part, ctr, bs, s_last)) return;
+    if (threadIdx.x == 0) {
+        dst[0] = off[0];
+        dst[1] = off[nseg];
+        dst[2] = (size_t)bad;
+        if (gridDim.x > 1) *ctr = 0;
+    }
+}
+
 template <wr_op O, typename T>
 __global__ void k_seg_fix(T *res, size_t m, const T *carry_in, T *carry_out, int first_cont, int last_cont)
 {
@@ -258,6 +284,20 @@ wr_status launch_segments(lane &L, const void *in, void *out, size_t nseg, const
                           size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, char *err)
 {
     return dispatch<seg_fn>(t, o, L, in, out, nseg, off, off_base, cols, avg_len, err);
+}
+
+wr_status launch_check_offsets(lane &L, const size_t *off, size_t nseg, size_t *dst, char *err)
+{
+    static_assert(sizeof(size_t) == sizeof(uint64_t), "offsets are 64-bit");
+    static std::atomic<int> per_sm{0};
+    if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k_check_offsets));
+    size_t g = (nseg + kThreads - 1) / kThreads;
+    const size_t fill = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+    if (g > fill) g = fill;
+    if (g > kMaxGrid) g = kMaxGrid;
+    k_check_offsets<<<(unsigned)g, kThreads, 0, L.st>>>(off, nseg, (uint64_t *)L.part, L.ctr, dst);
+    WRC_CKLAUNCH("offsets check launch");
+    return WR_SUCCESS;
 }
 
 wr_status launch_seg_fix(lane &L, void *res, size_t m, const void *carry_in, void *carry_out,

@@ -295,15 +295,29 @@ wr_status wr_reduce_rows(wr_context *ctx, const void *in, void *out, size_t rows
     return finish(ctx, fn, run, run->ops->reduce_rows(run->state, in, out, rows, cols, type, op, err), err);
 }
 
+void wri_offsets_summary(const size_t *offsets, size_t nsegments, size_t sum[5])
+{
+    size_t s;
+    sum[0] = offsets[0];
+    sum[1] = offsets[nsegments];
+    sum[2] = SIZE_MAX;
+    for (s = 0; s < nsegments; s++)
+        if (offsets[s + 1] < offsets[s]) {
+            sum[2] = s;
+            sum[3] = offsets[s];
+            sum[4] = offsets[s + 1];
+            break;
+        }
+}
+
 wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t nsegments,
                              const size_t *offsets, wr_type type, wr_op op)
 {
     static const char fn[] = "wr_reduce_segments";
     char err[WR_ERRLEN] = "";
     struct wr_slot *run, *loc;
-    size_t outb, offb, first, last, s, *host_off = NULL;
-    const size_t *off;
-    int need_copy = 0;
+    size_t outb, offb, first, last, sum[5];
+    int on_device = 0;
     wr_status st;
     NO_CTX(fn);
     CHECK(check_type_op(ctx, fn, type, op));
@@ -325,45 +339,37 @@ wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t 
     }
     CHECK(check_extent(ctx, fn, "nsegments", nsegments, wr_type_size(type), &outb));
 
-    /* offsets may live in device memory when a cuda backend will read them.
-     * Managed offsets are copied through the device runtime too when a cuda
-     * backend is there: on devices without concurrent managed access a host
-     * read can fault while another thread's kernel runs. */
-    off = offsets;
+    /* offsets may live in device memory when a cuda backend will read them;
+     * the backend checks them where they are.  Managed offsets go to the
+     * backend too when a cuda backend is there: on devices without
+     * concurrent managed access a host read can fault while another
+     * thread's kernel runs. */
     loc = ctx->cuda.ops ? &ctx->cuda : (ctx->locator.ops ? &ctx->locator : NULL);
     if (loc) {
         wr_mem_kind k = loc->ops->locate(loc->state, offsets);
         if (k == WR_MEM_DEVICE || (k == WR_MEM_MANAGED && ctx->cuda.ops != NULL))
-            need_copy = 1;
+            on_device = 1;
         if (k == WR_MEM_DEVICE && ctx->cuda.ops == NULL) {
             wri_set_error(ctx, "%s: offsets is device memory, which the cpu backend cannot reach", fn);
             return WR_ERR_INVALID_ARG;
         }
     }
-    if (need_copy) {
-        host_off = malloc(offb);
-        if (host_off == NULL) {
-            wri_set_error(ctx, "%s: out of memory copying offsets", fn);
-            return WR_ERR_NO_MEMORY;
-        }
-        st = loc->ops->copy_to_host(loc->state, host_off, offsets, offb, err);
+    if (on_device) {
+        st = loc->ops->check_offsets(loc->state, offsets, nsegments, sum, err);
         if (st != WR_SUCCESS) {
-            free(host_off);
             wri_set_error(ctx, "%s: reading offsets: %s", fn, err);
             return st;
         }
-        off = host_off;
+    } else {
+        wri_offsets_summary(offsets, nsegments, sum);
     }
-    for (s = 0; s < nsegments; s++)
-        if (off[s + 1] < off[s]) {
-            wri_set_error(ctx, "%s: offsets[%zu] = %zu < offsets[%zu] = %zu: offsets must not decrease",
-                          fn, s + 1, off[s + 1], s, off[s]);
-            free(host_off);
-            return WR_ERR_INVALID_ARG;
-        }
-    first = off[0];
-    last = off[nsegments];
-    free(host_off);
+    if (sum[2] != SIZE_MAX) {
+        wri_set_error(ctx, "%s: offsets[%zu] = %zu < offsets[%zu] = %zu: offsets must not decrease",
+                      fn, sum[2] + 1, sum[4], sum[2], sum[3]);
+        return WR_ERR_INVALID_ARG;
+    }
+    first = sum[0];
+    last = sum[1];
     {
         size_t inb, skip;
         const char *in_first;

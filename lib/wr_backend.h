@@ -24,7 +24,7 @@
 extern "C" {
 #endif
 
-#define WR_BACKEND_ABI 1
+#define WR_BACKEND_ABI 2
 #define WR_BACKEND_SYMBOL "warpred_backend_ops"   /* the plugin's one exported name */
 #define WR_PLUGIN_FILE "warpred_cuda.so"          /* file the loader dlopen()s */
 #define WR_ERRLEN 256                             /* size of every err buffer */
@@ -59,9 +59,14 @@ struct wr_backend_ops {
      * before calling that operation (and for nothing in between), so a
      * backend may remember the answers for the operation that follows. */
     wr_mem_kind (*locate)(void *state, const void *ptr);
-    /* Copy bytes from src (any memory locate() knows) to host memory dst.
-     * lib/ uses it to validate offsets that live in device memory.  Never NULL. */
-    wr_status (*copy_to_host)(void *state, void *dst, const void *src, size_t bytes, char *err);
+    /* Summarise nsegments + 1 offsets (nsegments >= 1) that live where
+     * locate() said device or managed memory, without bringing them to the
+     * host: sum[0] = offsets[0], sum[1] = offsets[nsegments], sum[2] = the
+     * least s with offsets[s + 1] < offsets[s] (SIZE_MAX when there is none)
+     * and, when there is one, sum[3] = offsets[s], sum[4] = offsets[s + 1].
+     * lib/ validates such offsets with it (a copy of 8 bytes per segment
+     * across the bus took longer than the reduction).  Never NULL. */
+    wr_status (*check_offsets)(void *state, const size_t *offsets, size_t nsegments, size_t sum[5], char *err);
 
     /* The operations; see warpred.h for their meaning.  Each one must write
      * its outputs completely before returning WR_SUCCESS and must leave them
@@ -89,6 +94,8 @@ extern const struct wr_backend_ops wri_cpu_backend_ops;
 /* Threads the cpu backend would use for a call made now from the calling
  * thread (1 without OpenMP); for AUTO's choice in lib/api.c. */
 int wri_cpu_threads(void);
+/* check_offsets' summary of offsets the host can read (lib/api.c). */
+void wri_offsets_summary(const size_t *offsets, size_t nsegments, size_t sum[5]);
 
 #ifdef __cplusplus
 }

@@ -10,6 +10,9 @@
  *    reference's bits (a sequential fold with wr_ops.h) and so each other's;
  *  - NaN, all negative zeros, ties (argmin/argmax) and empty inputs: the
  *    same bits on both;
+ *  - offsets in device or managed memory that decrease or overflow: refused
+ *    with the least decrease named, the output untouched (checked on the
+ *    device), and the context right again with the offsets mended;
  *  - random floats (2^25 and 2^28 elements): within the DESIGN.md bounds of
  *    a long-double reference; a 2^26-element scan of uniform [0,1) floats
  *    within 1e-4 relative of the exact prefix.
@@ -340,6 +343,58 @@ static void case_segments(wr_type t, wr_op op, const size_t *off, size_t nseg, u
     }
 }
 
+/* Offsets in device (or managed) memory are checked on the device: a
+ * decrease at position p (and, when there is room, a later one too) is
+ * refused with WR_ERR_INVALID_ARG naming the least one and its values, the
+ * output untouched; so is an offsets[nsegments] whose extent overflows;
+ * then the same buffers with the decrease mended give the right sums on the
+ * same context.  int32 SUM, segments of 2 elements from offset 1. */
+static void case_bad_offsets(enum res r, size_t nseg, size_t p, size_t *hoff, size_t cap)
+{
+    wr_context *g = gctx(r);
+    char want[128];
+    int32_t *ones = (int32_t *)hin, *got = (int32_t *)hout_g;
+    const size_t q = nseg - 1;                    /* a second, later decrease */
+    if (2 * nseg + 2 > cap) return;
+    for (size_t i = 0; i <= 2 * nseg + 1; i++) ones[i] = 1;
+    for (size_t i = 0; i <= nseg; i++) hoff[i] = 2 * i + 1;
+    hoff[p + 1] = 2 * p;
+    if (q > p + 1) hoff[q + 1] = 2 * q;
+    res_put(r, rin[r], ones, (2 * nseg + 2) * sizeof(int32_t));
+    res_put(r, roff[r], hoff, (nseg + 1) * sizeof(size_t));
+    res_poison(r, rout[r], nseg * sizeof(int32_t), 0x5a);
+    wr_status st = wr_reduce_segments(g, rin[r], rout[r], nseg, roff[r], WR_INT32, WR_SUM);
+    snprintf(want, sizeof want, "offsets[%zu] = %zu < offsets[%zu] = %zu", p + 1, 2 * p, p, 2 * p + 1);
+    res_get(r, got, rout[r], nseg * sizeof(int32_t));
+    int untouched = 1;
+    for (size_t i = 0; i < nseg * sizeof(int32_t); i++) untouched &= ((unsigned char *)got)[i] == 0x5a;
+    ok(st == WR_ERR_INVALID_ARG && strstr(wr_context_error(g), want) != NULL && untouched,
+       "cuda/%s wr_reduce_segments, %zu segments, offsets decrease at %zu%s: refused, output untouched: \"%s\"",
+       res_name[r], nseg, p, q > p + 1 ? " and later" : "", wr_context_error(g));
+
+    hoff[p + 1] = 2 * p + 3;
+    if (q > p + 1) hoff[q + 1] = 2 * q + 3;
+    const size_t last = hoff[nseg];
+    hoff[nseg] = SIZE_MAX / 2;
+    res_put(r, roff[r], hoff, (nseg + 1) * sizeof(size_t));
+    st = wr_reduce_segments(g, rin[r], rout[r], nseg, roff[r], WR_INT32, WR_SUM);
+    res_get(r, got, rout[r], nseg * sizeof(int32_t));
+    untouched = 1;
+    for (size_t i = 0; i < nseg * sizeof(int32_t); i++) untouched &= ((unsigned char *)got)[i] == 0x5a;
+    ok(st == WR_ERR_INVALID_ARG && strstr(wr_context_error(g), "offsets[nsegments]") != NULL && untouched,
+       "cuda/%s wr_reduce_segments, %zu segments, offsets[%zu] = SIZE_MAX / 2: refused, output untouched: \"%s\"",
+       res_name[r], nseg, nseg, wr_context_error(g));
+
+    hoff[nseg] = last;
+    res_put(r, roff[r], hoff, (nseg + 1) * sizeof(size_t));
+    st = wr_reduce_segments(g, rin[r], rout[r], nseg, roff[r], WR_INT32, WR_SUM);
+    res_get(r, got, rout[r], nseg * sizeof(int32_t));
+    size_t wrong = 0;
+    for (size_t i = 0; i < nseg; i++) wrong += got[i] != 2;
+    ok(st == WR_SUCCESS && wrong == 0, "cuda/%s wr_reduce_segments, %zu segments, mended offsets: every sum 2 (%zu wrong)",
+       res_name[r], nseg, wrong);
+}
+
 static void case_argext(wr_type t, enum pat pat, size_t n, uint64_t seed)
 {
     const size_t es = ES(t);
@@ -626,6 +681,20 @@ int main(void)
                 case_argext(t, PAT_NEGZERO, foundation[k], 9500 + 10 * ti + k);
             }
         }
+    }
+
+    {
+        const size_t most = (cap - 2) / 2 < 300000 ? (cap - 2) / 2 : 300000;
+        const size_t nsegs[] = { 1, 2, 1000, most };
+        const enum res where[] = { RES_DEVICE, RES_MANAGED };
+        for (size_t w = 0; w < 2; w++)
+            for (size_t k = 0; k < sizeof nsegs / sizeof nsegs[0]; k++) {
+                const size_t m = nsegs[k];
+                if (m < 1 || 2 * m + 2 > cap) continue;
+                case_bad_offsets(where[w], m, 0, hoff, cap);
+                if (m > 2) case_bad_offsets(where[w], m, m / 2 + 7 < m ? m / 2 + 7 : m / 2, hoff, cap);
+                if (m > 1) case_bad_offsets(where[w], m, m - 1, hoff, cap);
+            }
     }
 
     for (int f = 0; f < F_NFN; f++)

@@ -69,13 +69,13 @@ enum : int {
     kSPrev, kSPrevPrefix, kSLoadIter, kSTicket, kSScanWait, kSLanded, kStamps
 };
 #define WRC_STAMP(t, k, v) (wrc_scan_stamps[(size_t)(t) * kStamps + (k)] = (unsigned long long)(v))
+#endif
 __device__ __forceinline__ unsigned long long wrc_now()
 {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
 }
-#endif
 
 template <wr_op O, typename T> struct carry_of { typedef T type; };
 template <> struct carry_of<WR_SUM, float> { typedef double type; };
@@ -229,6 +229,25 @@ template <typename C> __host__ __device__ constexpr int lb_k()
 #else
     return lb_warps<C>() > 1 ? 6 : 4;
 #endif
+}
+/* A pause, in ns, between a look-back warp taking its tile and its first
+ * read of the descriptors: 300 with one look-back warp (integers), 1200 with
+ * two (floats).  Found through the profile build, which ran 1-4 % faster
+ * than this kernel without its stamps: the machine code of the two differs
+ * only by the stamp stores, which hold back the start of each look-back.
+ * With the pause, 2^28 scans on an H200 take 2-3 % less time (0.88 -> 0.90
+ * of a copy; 0 - 2000 ns measured, longer pauses slow the integers' single
+ * warp down: doc/PERFORMANCE.md, 2026-12-01).  -DWRC_WS_LBDELAY1= and
+ * -DWRC_WS_LBDELAY2= set them (tools/scan_phases.cu). */
+#ifndef WRC_WS_LBDELAY1
+#define WRC_WS_LBDELAY1 300
+#endif
+#ifndef WRC_WS_LBDELAY2
+#define WRC_WS_LBDELAY2 1200
+#endif
+template <typename C> __host__ __device__ constexpr unsigned lb_delay()
+{
+    return lb_warps<C>() == 1 ? WRC_WS_LBDELAY1 : WRC_WS_LBDELAY2;
 }
 /* reduce and scan squads, look-back warps, the load warp */
 template <typename C> __host__ __device__ constexpr int ws_threads() { return (2 * kSquad + lb_warps<C>() + 1) * 32; }
@@ -764,6 +783,10 @@ __device__ __forceinline__ void ws_lookback(const ws_args<O, T> &a, ws_smem<type
             }
             if (lane == 0) sm.ltk[c] = t;
             mbar_arrive(&sm.lbs[c]);
+        }
+        if (lb_delay<C>() > 0 && t > 0) {
+            const unsigned long long t0 = wrc_now();
+            while (wrc_now() - t0 < lb_delay<C>()) __nanosleep(32);
         }
 #ifdef WRC_SCAN_PROFILE
         if (lane == 0) {

@@ -239,7 +239,7 @@ __device__ __forceinline__ T team_reduce(const T *__restrict__ in, size_t b, siz
  * it has its answer.  s_last is a __shared__ int of the block.
  */
 template <wr_op O, typename T>
-__device__ __forceinline__ bool grid_fold(T &r, T *__restrict__ part, unsigned *__restrict__ ctr,
+__device__ __forceinline__ bool grid_fold(T &r, T *part, unsigned *ctr,
                                           warpred::block_storage<T> &bs, int &s_last)
 {
     typedef warpred::op<O, T> F;

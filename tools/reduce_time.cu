@@ -1,0 +1,139 @@
+/*
+ * reduce_time.cu -- the CUDA backend's device-wide reduce kernel against
+ * cub::DeviceReduce::Sum and a device-to-device copy, on the same buffers,
+ * kernel time only (CUDA events around the launches, no synchronisation in
+ * between), for A/B experiments on the kernel's build-time knobs:
+ *
+ *   -DWRC_LDG_HINT=1|2     the 16-byte loads as ld.global.nc.L2::256B
+ *                          (2: also L1::no_allocate)
+ *   -DWRC_REDUCE_WAVES=k   k times as many blocks as fit at once
+ *
+ * Not part of the build or the plugin.  Build and run (nvcc, sm_90 here):
+ *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR tools/reduce_time.cu -o reduce_time
+ *   ./reduce_time [N]        (N elements, default 2^28; REDUCE_TIME_REPS runs, default 20)
+ *
+ * For f32 / i32 / f64 sums it prints the medians in us, the read GB/s and the
+ * time ratios CUB / ours and copy / ours (a copy moves each byte twice: a
+ * reduce at the copy's bandwidth has a ratio of 2).  The
+ * input is all ones; the int32 sum must be N mod 2^32, the float sums must
+ * agree with CUB's to 1e-6 relative, or the run fails.
+ */
+#include "../cuda/wrc_reduce.cu"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <math.h>
+#include <algorithm>
+#include <vector>
+#include <cub/device/device_reduce.cuh>
+
+namespace wrc {
+/* the plugin helper the launcher uses, as in cuda/warpred_cuda.cu */
+int blocks_per_sm(const void *kernel)
+{
+    int n = 0;
+    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) != cudaSuccess) n = 4;
+    return n > 0 ? n : 1;
+}
+wr_status fail(char *err, const char *call, cudaError_t e)
+{
+    snprintf(err, WR_ERRLEN, "%s: %s", call, cudaGetErrorString(e));
+    return WR_ERR_DEVICE;
+}
+} /* namespace wrc */
+
+#define CK(x)                                                                             \
+    do {                                                                                  \
+        cudaError_t e_ = (x);                                                             \
+        if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } \
+    } while (0)
+
+template <typename T> __global__ void k_fill_ones(T *p, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = T(1);
+}
+
+/* median of reps event-timed runs of f() on stream st, in us */
+template <class F> static double timed(cudaStream_t st, int reps, F f)
+{
+    cudaEvent_t a, b;
+    CK(cudaEventCreate(&a));
+    CK(cudaEventCreate(&b));
+    std::vector<double> t;
+    f();                                          /* warm-up */
+    for (int r = 0; r < reps; r++) {
+        CK(cudaEventRecord(a, st));
+        f();
+        CK(cudaEventRecord(b, st));
+        CK(cudaEventSynchronize(b));
+        float ms;
+        CK(cudaEventElapsedTime(&ms, a, b));
+        t.push_back(ms * 1e3);
+    }
+    CK(cudaEventDestroy(a));
+    CK(cudaEventDestroy(b));
+    std::sort(t.begin(), t.end());
+    return t[t.size() / 2];
+}
+
+template <typename T>
+static bool run(const char *name, wr_type wt, wrc::lane &L, void *in, void *out, size_t n, int reps)
+{
+    char err[WR_ERRLEN];
+    T *dres, *dcub, got, want;
+    void *tmp = nullptr;
+    size_t tmp_bytes = 0;
+    CK(cudaMalloc((void **)&dres, sizeof(T)));
+    CK(cudaMalloc((void **)&dcub, sizeof(T)));
+    k_fill_ones<T><<<4096, 256, 0, L.st>>>((T *)in, n);
+    CK(cudaGetLastError());
+    CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, (const T *)in, dcub, (int64_t)n, L.st));
+    CK(cudaMalloc(&tmp, tmp_bytes));
+    bool ok = true;
+    const double ours = timed(L.st, reps, [&] {
+        if (wrc::launch_reduce(L, in, n, wt, WR_SUM, dres, nullptr, err) != WR_SUCCESS) {
+            fprintf(stderr, "%s: %s\n", name, err);
+            exit(1);
+        }
+    });
+    const double cub = timed(L.st, reps, [&] {
+        CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, (const T *)in, dcub, (int64_t)n, L.st));
+    });
+    const double copy = timed(L.st, reps, [&] {
+        CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, L.st));
+    });
+    CK(cudaMemcpy(&got, dres, sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&want, dcub, sizeof(T), cudaMemcpyDeviceToHost));
+    if (std::is_integral<T>::value) ok = got == (T)n && want == (T)n;
+    else ok = fabs((double)got - (double)want) <= 1e-6 * fabs((double)want) && fabs((double)want - (double)n) <= 1e-6 * n;
+    const double gb = (double)n * sizeof(T) * 1e-3;   /* bytes read / 1e9 per us -> GB/s */
+    printf("%s sum n=%zu: ours %.1f us (%.0f GB/s), CUB %.1f us (%.0f GB/s), copy %.1f us; CUB time / ours %.3f, "
+           "copy time / ours %.3f%s\n", name, n, ours, gb / ours, cub, gb / cub, copy, cub / ours, copy / ours,
+           ok ? "" : "  WRONG RESULT");
+    CK(cudaFree(tmp));
+    CK(cudaFree(dres));
+    CK(cudaFree(dcub));
+    return ok;
+}
+
+int main(int argc, char **argv)
+{
+    const size_t n = argc > 1 ? strtoull(argv[1], nullptr, 0) : (size_t)1 << 28;
+    const char *r = getenv("REDUCE_TIME_REPS");
+    const int reps = r && *r ? std::max(1, atoi(r)) : 20;
+    wrc::lane L{};
+    CK(cudaDeviceGetAttribute(&L.sms, cudaDevAttrMultiProcessorCount, 0));
+    CK(cudaStreamCreate(&L.st));
+    CK(cudaMalloc((void **)&L.ctr, 64));
+    CK(cudaMemset(L.ctr, 0, 64));
+    CK(cudaMalloc(&L.part, (size_t)wrc::kMaxGrid * 16));
+    void *in, *out;
+    CK(cudaMalloc(&in, n * 8));
+    CK(cudaMalloc(&out, n * 8));
+    printf("reduce_time: ldg hint %d, waves %d, %d runs (median)\n", WRC_LDG_HINT, WRC_REDUCE_WAVES, reps);
+    bool ok = run<float>("f32", WR_FLOAT, L, in, out, n, reps);
+    ok = run<int32_t>("i32", WR_INT32, L, in, out, n, reps) && ok;
+    ok = run<double>("f64", WR_DOUBLE, L, in, out, n, reps) && ok;
+    return ok ? 0 : 1;
+}

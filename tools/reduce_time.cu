@@ -16,12 +16,15 @@
  * time ratios CUB / ours and copy / ours (a copy moves each byte twice: a
  * reduce at the copy's bandwidth has a ratio of 2).  The
  * input is all ones; the int32 sum must be N mod 2^32, the float sums must
- * agree with CUB's to 1e-6 relative, or the run fails.
+ * agree with CUB's to 1e-6 relative, or the run fails.  Then f32 and i32
+ * argmax (launch_argext against cub::DeviceReduce::ArgMax) on a pattern with
+ * repeated maxima: both must name the same (first) index and value.
  */
 #include "../cuda/wrc_reduce.cu"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <math.h>
 #include <algorithm>
 #include <vector>
@@ -117,6 +120,58 @@ static bool run(const char *name, wr_type wt, wrc::lane &L, void *in, void *out,
     return ok;
 }
 
+/* a pattern with repeated maxima (2^20 distinct values), for argmax */
+template <typename T> __global__ void k_fill_pattern(T *p, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = T((unsigned)((i * 2654435761ull) >> 7) & 0xfffffu);
+}
+
+/* argmax: launch_argext against cub::DeviceReduce::ArgMax; the two must
+ * name the same index (the first maximum) */
+template <typename T>
+static bool run_argmax(const char *name, wr_type wt, wrc::lane &L, void *in, size_t n, int reps)
+{
+    char err[WR_ERRLEN];
+    unsigned char *dres, host[16];
+    T *dmax, cmax;
+    ::cuda::std::int64_t *didx, cidx;
+    void *tmp = nullptr;
+    size_t tmp_bytes = 0;
+    CK(cudaMalloc((void **)&dres, 16));
+    CK(cudaMalloc((void **)&dmax, sizeof(T)));
+    CK(cudaMalloc((void **)&didx, sizeof *didx));
+    k_fill_pattern<T><<<4096, 256, 0, L.st>>>((T *)in, n);
+    CK(cudaGetLastError());
+    CK(cub::DeviceReduce::ArgMax(tmp, tmp_bytes, (const T *)in, dmax, didx, (::cuda::std::int64_t)n, L.st));
+    CK(cudaMalloc(&tmp, tmp_bytes));
+    const double ours = timed(L.st, reps, [&] {
+        if (wrc::launch_argext(L, in, n, wt, 1, 0, dres, nullptr, err) != WR_SUCCESS) {
+            fprintf(stderr, "%s argmax: %s\n", name, err);
+            exit(1);
+        }
+    });
+    const double cub = timed(L.st, reps, [&] {
+        CK(cub::DeviceReduce::ArgMax(tmp, tmp_bytes, (const T *)in, dmax, didx, (::cuda::std::int64_t)n, L.st));
+    });
+    CK(cudaMemcpy(host, dres, 16, cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&cmax, dmax, sizeof(T), cudaMemcpyDeviceToHost));
+    CK(cudaMemcpy(&cidx, didx, sizeof cidx, cudaMemcpyDeviceToHost));
+    size_t idx;
+    T val;
+    memcpy(&idx, host, 8);
+    memcpy(&val, host + 8, sizeof(T));
+    const bool ok = idx == (size_t)cidx && val == cmax;
+    const double gb = (double)n * sizeof(T) * 1e-3;
+    printf("%s argmax n=%zu: ours %.1f us (%.0f GB/s), CUB %.1f us (%.0f GB/s); CUB time / ours %.3f%s\n", name, n,
+           ours, gb / ours, cub, gb / cub, cub / ours, ok ? "" : "  DIFFERENT ANSWER");
+    CK(cudaFree(tmp));
+    CK(cudaFree(dres));
+    CK(cudaFree(dmax));
+    CK(cudaFree(didx));
+    return ok;
+}
+
 int main(int argc, char **argv)
 {
     const size_t n = argc > 1 ? strtoull(argv[1], nullptr, 0) : (size_t)1 << 28;
@@ -135,5 +190,7 @@ int main(int argc, char **argv)
     bool ok = run<float>("f32", WR_FLOAT, L, in, out, n, reps);
     ok = run<int32_t>("i32", WR_INT32, L, in, out, n, reps) && ok;
     ok = run<double>("f64", WR_DOUBLE, L, in, out, n, reps) && ok;
+    ok = run_argmax<float>("f32", WR_FLOAT, L, in, n, reps) && ok;
+    ok = run_argmax<int32_t>("i32", WR_INT32, L, in, n, reps) && ok;
     return ok ? 0 : 1;
 }

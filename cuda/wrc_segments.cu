@@ -113,8 +113,17 @@ k_rows_group(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t 
     }
 }
 
+/* -DWRC_SEG_MINB=b: ask k_seg_block for b resident blocks a multiprocessor
+ * (an experiment knob for tools/rows_time.cu; unset, the plugin's code is
+ * unchanged) */
+#ifdef WRC_SEG_MINB
+#define WRC_SEG_BOUNDS __launch_bounds__(kThreads, WRC_SEG_MINB)
+#else
+#define WRC_SEG_BOUNDS __launch_bounds__(kThreads)
+#endif
+
 template <wr_op O, typename T>
-__global__ void __launch_bounds__(kThreads)
+__global__ void WRC_SEG_BOUNDS
 k_seg_block(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src, unsigned K,
             T *__restrict__ part, unsigned *__restrict__ segctr)
 {

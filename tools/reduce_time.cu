@@ -21,63 +21,18 @@
  * repeated maxima: both must name the same (first) index and value.
  */
 #include "../cuda/wrc_reduce.cu"
+#include "tool_common.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <math.h>
-#include <algorithm>
-#include <vector>
 #include <cub/device/device_reduce.cuh>
-
-namespace wrc {
-/* the plugin helper the launcher uses, as in cuda/warpred_cuda.cu */
-int blocks_per_sm(const void *kernel)
-{
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) != cudaSuccess) n = 4;
-    return n > 0 ? n : 1;
-}
-wr_status fail(char *err, const char *call, cudaError_t e)
-{
-    snprintf(err, WR_ERRLEN, "%s: %s", call, cudaGetErrorString(e));
-    return WR_ERR_DEVICE;
-}
-} /* namespace wrc */
-
-#define CK(x)                                                                             \
-    do {                                                                                  \
-        cudaError_t e_ = (x);                                                             \
-        if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } \
-    } while (0)
 
 template <typename T> __global__ void k_fill_ones(T *p, size_t n)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         p[i] = T(1);
-}
-
-/* median of reps event-timed runs of f() on stream st, in us */
-template <class F> static double timed(cudaStream_t st, int reps, F f)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    std::vector<double> t;
-    f();                                          /* warm-up */
-    for (int r = 0; r < reps; r++) {
-        CK(cudaEventRecord(a, st));
-        f();
-        CK(cudaEventRecord(b, st));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms * 1e3);
-    }
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
 }
 
 template <typename T>
@@ -94,16 +49,16 @@ static bool run(const char *name, wr_type wt, wrc::lane &L, void *in, void *out,
     CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, (const T *)in, dcub, (int64_t)n, L.st));
     CK(cudaMalloc(&tmp, tmp_bytes));
     bool ok = true;
-    const double ours = timed(L.st, reps, [&] {
+    const double ours = timed_median(L.st, reps, [&] {
         if (wrc::launch_reduce(L, in, n, wt, WR_SUM, dres, nullptr, err) != WR_SUCCESS) {
             fprintf(stderr, "%s: %s\n", name, err);
             exit(1);
         }
     });
-    const double cub = timed(L.st, reps, [&] {
+    const double cub = timed_median(L.st, reps, [&] {
         CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, (const T *)in, dcub, (int64_t)n, L.st));
     });
-    const double copy = timed(L.st, reps, [&] {
+    const double copy = timed_median(L.st, reps, [&] {
         CK(cudaMemcpyAsync(out, in, n * sizeof(T), cudaMemcpyDeviceToDevice, L.st));
     });
     CK(cudaMemcpy(&got, dres, sizeof(T), cudaMemcpyDeviceToHost));
@@ -145,13 +100,13 @@ static bool run_argmax(const char *name, wr_type wt, wrc::lane &L, void *in, siz
     CK(cudaGetLastError());
     CK(cub::DeviceReduce::ArgMax(tmp, tmp_bytes, (const T *)in, dmax, didx, (::cuda::std::int64_t)n, L.st));
     CK(cudaMalloc(&tmp, tmp_bytes));
-    const double ours = timed(L.st, reps, [&] {
+    const double ours = timed_median(L.st, reps, [&] {
         if (wrc::launch_argext(L, in, n, wt, 1, 0, dres, nullptr, err) != WR_SUCCESS) {
             fprintf(stderr, "%s argmax: %s\n", name, err);
             exit(1);
         }
     });
-    const double cub = timed(L.st, reps, [&] {
+    const double cub = timed_median(L.st, reps, [&] {
         CK(cub::DeviceReduce::ArgMax(tmp, tmp_bytes, (const T *)in, dmax, didx, (::cuda::std::int64_t)n, L.st));
     });
     CK(cudaMemcpy(host, dres, 16, cudaMemcpyDeviceToHost));
@@ -178,11 +133,7 @@ int main(int argc, char **argv)
     const char *r = getenv("REDUCE_TIME_REPS");
     const int reps = r && *r ? std::max(1, atoi(r)) : 20;
     wrc::lane L{};
-    CK(cudaDeviceGetAttribute(&L.sms, cudaDevAttrMultiProcessorCount, 0));
-    CK(cudaStreamCreate(&L.st));
-    CK(cudaMalloc((void **)&L.ctr, 64));
-    CK(cudaMemset(L.ctr, 0, 64));
-    CK(cudaMalloc(&L.part, (size_t)wrc::kMaxGrid * 16));
+    tool_lane(L);
     void *in, *out;
     CK(cudaMalloc(&in, n * 8));
     CK(cudaMalloc(&out, n * 8));

@@ -15,6 +15,7 @@
  * The input is all ones: every row's sum must be COLS, in ours and CUB's.
  */
 #include "../cuda/wrc_segments.cu"
+#include "tool_common.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,37 +24,6 @@
 #include <cub/device/device_segmented_reduce.cuh>
 #include <thrust/iterator/counting_iterator.h>
 #include <thrust/iterator/transform_iterator.h>
-
-namespace wrc {
-/* the plugin helpers the launcher uses, as in cuda/warpred_cuda.cu */
-int blocks_per_sm(const void *kernel)
-{
-    int n = 0;
-    if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) != cudaSuccess) n = 4;
-    return n > 0 ? n : 1;
-}
-wr_status fail(char *err, const char *call, cudaError_t e)
-{
-    snprintf(err, WR_ERRLEN, "%s: %s", call, cudaGetErrorString(e));
-    return WR_ERR_DEVICE;
-}
-wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err)
-{
-    (void)what;
-    if (*p != nullptr && need <= *cap) return WR_SUCCESS;
-    if (*p) cudaFree(*p);
-    WRC_CK(cudaMalloc, (p, need));
-    *cap = need;
-    if (zero) WRC_CK(cudaMemsetAsync, (*p, 0, need, L.st));
-    return WR_SUCCESS;
-}
-} /* namespace wrc */
-
-#define CK(x)                                                                             \
-    do {                                                                                  \
-        cudaError_t e_ = (x);                                                             \
-        if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } \
-    } while (0)
 
 struct RowOffset {
     int cols;
@@ -64,29 +34,6 @@ __global__ void k_ones(float *p, size_t n)
 {
     for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
         p[i] = 1.0f;
-}
-
-/* median of reps event-timed runs of f() on stream st, in us */
-template <class F> static double timed(cudaStream_t st, int reps, F f)
-{
-    cudaEvent_t a, b;
-    CK(cudaEventCreate(&a));
-    CK(cudaEventCreate(&b));
-    std::vector<double> t;
-    f();                                          /* warm-up */
-    for (int r = 0; r < reps; r++) {
-        CK(cudaEventRecord(a, st));
-        f();
-        CK(cudaEventRecord(b, st));
-        CK(cudaEventSynchronize(b));
-        float ms;
-        CK(cudaEventElapsedTime(&ms, a, b));
-        t.push_back(ms * 1e3);
-    }
-    CK(cudaEventDestroy(a));
-    CK(cudaEventDestroy(b));
-    std::sort(t.begin(), t.end());
-    return t[t.size() / 2];
 }
 
 static size_t wrong_rows(const float *d, size_t rows, size_t cols)
@@ -107,12 +54,7 @@ int main(int argc, char **argv)
     const int reps = r && *r ? std::max(1, atoi(r)) : 20;
     wrc::lane L{};
     char err[WR_ERRLEN];
-    CK(cudaDeviceGetAttribute(&L.sms, cudaDevAttrMultiProcessorCount, 0));
-    CK(cudaStreamCreate(&L.st));
-    CK(cudaMalloc((void **)&L.ctr, 64));
-    CK(cudaMemset(L.ctr, 0, 64));
-    L.part_cap = (size_t)wrc::kMaxGrid * 16;
-    CK(cudaMalloc(&L.part, L.part_cap));
+    tool_lane(L);
     float *in, *ours, *cub_out;
     CK(cudaMalloc((void **)&in, rows * cols * sizeof(float)));
     CK(cudaMalloc((void **)&ours, rows * sizeof(float)));
@@ -129,14 +71,14 @@ int main(int argc, char **argv)
 #else
     const int minb = 0;
 #endif
-    const double t_ours = timed(L.st, reps, [&] {
+    const double t_ours = timed_median(L.st, reps, [&] {
         if (wrc::launch_segments(L, in, ours, rows, nullptr, 0, cols, (double)cols, WR_FLOAT, WR_SUM, err) !=
             WR_SUCCESS) {
             fprintf(stderr, "launch_segments: %s\n", err);
             exit(1);
         }
     });
-    const double t_cub = timed(L.st, reps, [&] {
+    const double t_cub = timed_median(L.st, reps, [&] {
         CK(cub::DeviceSegmentedReduce::Sum(tmp, tmp_bytes, in, cub_out, (long long)rows, begin, begin + 1, L.st));
     });
     const size_t bad = wrong_rows(ours, rows, cols) + wrong_rows(cub_out, rows, cols);

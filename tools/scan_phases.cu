@@ -37,6 +37,7 @@
 #define WRC_SCAN_PROFILE 1
 #endif
 #include "../cuda/wrc_scan.cu"
+#include "tool_common.cuh"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,31 +45,6 @@
 #include <math.h>
 #include <algorithm>
 #include <vector>
-
-namespace wrc {
-/* the two plugin helpers the launcher uses, as in cuda/warpred_cuda.cu */
-wr_status fail(char *err, const char *call, cudaError_t e)
-{
-    snprintf(err, WR_ERRLEN, "%s: %s", call, cudaGetErrorString(e));
-    return WR_ERR_DEVICE;
-}
-wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err)
-{
-    (void)what;
-    if (*p != nullptr && need <= *cap) return WR_SUCCESS;
-    if (*p) cudaFree(*p);
-    WRC_CK(cudaMalloc, (p, need));
-    *cap = need;
-    if (zero) WRC_CK(cudaMemsetAsync, (*p, 0, need, L.st));
-    return WR_SUCCESS;
-}
-} /* namespace wrc */
-
-#define CK(x)                                                                             \
-    do {                                                                                  \
-        cudaError_t e_ = (x);                                                             \
-        if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } \
-    } while (0)
 
 /* SCAN_PHASES_<name> as a number, or def when unset */
 static unsigned long long env_num(const char *name, unsigned long long def)
@@ -99,10 +75,7 @@ int main(int argc, char **argv)
     const char *names[3] = { "f32", "i32", "f64" };
     wrc::lane L{};
     char err[WR_ERRLEN];
-    CK(cudaDeviceGetAttribute(&L.sms, cudaDevAttrMultiProcessorCount, 0));
-    CK(cudaStreamCreate(&L.st));
-    CK(cudaMalloc((void **)&L.ctr, 64));
-    CK(cudaMemset(L.ctr, 0, 64));
+    tool_lane(L);
     void *in, *out;
     /* SCAN_PHASES_GAP=BYTES: that much more between the input and the output */
     const size_t gap = env_num("GAP", 0);

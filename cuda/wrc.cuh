@@ -171,31 +171,6 @@ template <typename T> struct alignas(16) vec { T v[16 / sizeof(T)]; };
 template <typename T>
 __device__ __forceinline__ T ld_volatile(const T *p) { return *(const volatile T *)p; }
 
-/* The 16-byte loads of the streaming kernels.  -DWRC_LDG_HINT=1 issues them
- * as ld.global.nc.L2::256B (the L2 fetches 256 bytes around each), =2 also
- * with L1::no_allocate: experiment knobs for tools/reduce_time.cu.  The
- * plugin is built without them: a plain load, the code unchanged. */
-#ifndef WRC_LDG_HINT
-#define WRC_LDG_HINT 0
-#endif
-#if WRC_LDG_HINT
-template <typename T>
-__device__ __forceinline__ vec<T> ld_vec(const vec<T> *p)
-{
-    union { unsigned u[4]; vec<T> v; } r;
-#if WRC_LDG_HINT == 1
-    asm("ld.global.nc.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-#else
-    asm("ld.global.nc.L1::no_allocate.L2::256B.v4.u32 {%0, %1, %2, %3}, [%4];"
-#endif
-        : "=r"(r.u[0]), "=r"(r.u[1]), "=r"(r.u[2]), "=r"(r.u[3]) : "l"(p));
-    return r.v;
-}
-#define WRC_LDV(p) ld_vec(p)
-#else
-#define WRC_LDV(p) (*(p))
-#endif
-
 /* Combine the elements of one vector: pairwise, in a fixed order. */
 template <class F, typename T>
 __device__ __forceinline__ T vreduce(const vec<T> &x)
@@ -231,13 +206,13 @@ __device__ __forceinline__ void team_walk(const T *__restrict__ in, size_t b, si
     for (; i + (kUnroll - 1) * team < nv; i += kUnroll * team) {
         vec<T> x[kUnroll];
 #pragma unroll
-        for (int u = 0; u < kUnroll; u++) x[u] = WRC_LDV(vp + i + u * team);
+        for (int u = 0; u < kUnroll; u++) x[u] = vp[i + u * team];
 #pragma unroll
         for (int u = 0; u < kUnroll; u++) vect(acc[u], x[u], a0 + (i + u * team) * V);
     }
 #pragma unroll
     for (int u = 0; u < kUnroll; u++)
-        if (i + u * team < nv) vect(acc[u], WRC_LDV(vp + i + u * team), a0 + (i + u * team) * V);
+        if (i + u * team < nv) vect(acc[u], vp[i + u * team], a0 + (i + u * team) * V);
     for (size_t q = lane; q < e - t0; q += team) elem(acc[1], in[t0 + q], t0 + q);
 }
 

@@ -46,11 +46,6 @@ k_reduce(const T *__restrict__ in, size_t n, T *__restrict__ part, unsigned *__r
     }
 }
 
-/* -DWRC_REDUCE_WAVES=k: k times as many blocks as fit (tools/reduce_time.cu) */
-#ifndef WRC_REDUCE_WAVES
-#define WRC_REDUCE_WAVES 1
-#endif
-
 /* Grid for a grid-strided pass over n elements: enough blocks to fill the
  * device (one wave: every block resident, no partial last wave), more only
  * where `chained` asks that no thread chains more than ~256 vectors (keeps
@@ -61,7 +56,7 @@ unsigned reduce_grid(size_t n, size_t elem, int sms, int per_sm, bool chained)
     const size_t nv = n / (16 / elem) + 1;
     const size_t per_iter = (size_t)kThreads * kUnroll;
     size_t need = (nv + per_iter - 1) / per_iter;
-    size_t fill = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1) * WRC_REDUCE_WAVES;
+    size_t fill = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
     size_t chain = chained ? (nv + per_iter * 64 - 1) / (per_iter * 64) : 0;
     size_t g = need < fill ? need : (fill > chain ? fill : chain);
     if (g > kMaxGrid) g = kMaxGrid;

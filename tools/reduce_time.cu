@@ -2,11 +2,8 @@
  * reduce_time.cu -- the CUDA backend's device-wide reduce kernel against
  * cub::DeviceReduce::Sum and a device-to-device copy, on the same buffers,
  * kernel time only (CUDA events around the launches, no synchronisation in
- * between), for A/B experiments on the kernel's build-time knobs:
- *
- *   -DWRC_LDG_HINT=1|2     the 16-byte loads as ld.global.nc.L2::256B
- *                          (2: also L1::no_allocate)
- *   -DWRC_REDUCE_WAVES=k   k times as many blocks as fit at once
+ * between), for A/B experiments on the kernels (build the variant's
+ * cuda/ sources, compare with the plugin's).
  *
  * Not part of the build or the plugin.  Build and run (nvcc, sm_90 here):
  *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR tools/reduce_time.cu -o reduce_time
@@ -137,7 +134,7 @@ int main(int argc, char **argv)
     void *in, *out;
     CK(cudaMalloc(&in, n * 8));
     CK(cudaMalloc(&out, n * 8));
-    printf("reduce_time: ldg hint %d, waves %d, %d runs (median)\n", WRC_LDG_HINT, WRC_REDUCE_WAVES, reps);
+    printf("reduce_time: %d runs (median)\n", reps);
     bool ok = run<float>("f32", WR_FLOAT, L, in, out, n, reps);
     ok = run<int32_t>("i32", WR_INT32, L, in, out, n, reps) && ok;
     ok = run<double>("f64", WR_DOUBLE, L, in, out, n, reps) && ok;

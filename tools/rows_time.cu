@@ -2,10 +2,8 @@
  * rows_time.cu -- the CUDA backend's row reduce (f32 sums of rows of COLS
  * columns) against cub::DeviceSegmentedReduce::Sum on the same buffers,
  * kernel time only (CUDA events around the launches), for A/B experiments
- * on the segment kernels' build-time knobs:
- *
- *   -DWRC_SEG_MINB=b       ask the block-per-row kernel for b resident
- *                          blocks a multiprocessor
+ * on the segment kernels (build the variant's cuda/ sources).  It prints
+ * how many blocks of the block-per-row kernel fit on a multiprocessor.
  *
  * Not part of the build or the plugin.  Build and run (nvcc, sm_90 here):
  *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR tools/rows_time.cu -o rows_time
@@ -66,11 +64,7 @@ int main(int argc, char **argv)
     size_t tmp_bytes = 0;
     CK(cub::DeviceSegmentedReduce::Sum(tmp, tmp_bytes, in, cub_out, (long long)rows, begin, begin + 1, L.st));
     CK(cudaMalloc(&tmp, tmp_bytes));
-#ifdef WRC_SEG_MINB
-    const int minb = WRC_SEG_MINB;
-#else
-    const int minb = 0;
-#endif
+    const int minb = wrc::blocks_per_sm((const void *)wrc::k_seg_block<WR_SUM, float>);
     const double t_ours = timed_median(L.st, reps, [&] {
         if (wrc::launch_segments(L, in, ours, rows, nullptr, 0, cols, (double)cols, WR_FLOAT, WR_SUM, err) !=
             WR_SUCCESS) {
@@ -83,8 +77,8 @@ int main(int argc, char **argv)
     });
     const size_t bad = wrong_rows(ours, rows, cols) + wrong_rows(cub_out, rows, cols);
     const double gb = (double)rows * cols * sizeof(float) * 1e-3;
-    printf("rows_time: min blocks %d, %zu rows x %zu cols: ours %.1f us (%.0f GB/s), CUB %.1f us (%.0f GB/s); "
-           "CUB time / ours %.3f%s\n", minb, rows, cols, t_ours, gb / t_ours, t_cub, gb / t_cub, t_cub / t_ours,
+    printf("rows_time: block-per-row kernel %d blocks/SM, %zu rows x %zu cols: ours %.1f us (%.0f GB/s), "
+           "CUB %.1f us (%.0f GB/s); CUB time / ours %.3f%s\n", minb, rows, cols, t_ours, gb / t_ours, t_cub, gb / t_cub, t_cub / t_ours,
            bad ? "  WRONG RESULT" : "");
     return bad ? 1 : 0;
 }

@@ -25,6 +25,17 @@
  * the caller queued on the legacy default stream (a cudaMemset or kernel
  * that prepared the input), as a call on stream 0 would.
  *
+ * The end of a call.  A call whose last launch is one kernel on device
+ * memory (reduce, argmin/argmax, rows, segments) learns that it is done
+ * from the kernel itself: the block that finishes the work stores a
+ * sequence number into a mapped word of the lane, and the host spins on it
+ * (done_sig in wrc.cuh), 1-2 us sooner than cudaStreamSynchronize.  The
+ * spin asks cudaStreamQuery now and then, so a kernel that fails (and never
+ * stores) ends the wait with its error.  Where the application asked the
+ * device to block or yield while waiting (cudaSetDeviceFlags), or with
+ * WARPRED_CUDA_WAIT=sync in the environment, calls wait with
+ * cudaStreamSynchronize as the others do.
+ *
  * Errors.  Every CUDA failure becomes WR_ERR_DEVICE (out of memory:
  * WR_ERR_NO_MEMORY) with "call: CUDA error string" in err; the lane's streams
  * are drained and the error cleared, so the context stays usable (an error
@@ -49,6 +60,7 @@ struct state {
     int dev;
     int sms;
     bool can_map;                /* the device can write mapped pinned host memory */
+    bool spin;                   /* calls may spin on the lane's done word (see "The end of a call") */
     char desc[300];
     size_t stage_bytes;          /* per staging buffer */
     unsigned scan_blocks;        /* WARPRED_CUDA_SCAN_BLOCKS (0: as many as fit) */
@@ -76,6 +88,10 @@ struct state {
 struct lane_x : lane {
     unsigned char *hres = nullptr;      /* pinned host result area, kSlotBytes */
     unsigned char *hres_dev = nullptr;  /* its device alias, or nullptr when not mapped */
+    unsigned *done_host = nullptr;      /* the done word (in the hres allocation), or nullptr: no spin */
+    unsigned *done_dev = nullptr;       /* its device alias */
+    unsigned seq = 0;                   /* the last sequence number given out */
+    unsigned armed = 0;                 /* this call's, if its last launch signals; else 0 */
     bool copies = false;                /* this call queued work on h2d/d2h */
     struct give { void *dst; size_t off, bytes; } gives[2];
     int ngive = 0;                      /* results to copy out of hres after the sync */
@@ -186,10 +202,15 @@ wr_status lane_create(state *S, lane **out, char *err)
         WRC_CK(cudaMalloc, (&L->part, (size_t)kMaxGrid * 16));
         L->part_cap = (size_t)kMaxGrid * 16;
         const unsigned hflags = S->can_map ? cudaHostAllocMapped : cudaHostAllocDefault;
-        WRC_CK(cudaHostAlloc, ((void **)&L->hres, kSlotBytes, hflags));
+        WRC_CK(cudaHostAlloc, ((void **)&L->hres, 2 * kSlotBytes, hflags));
         if (S->can_map && cudaHostGetDevicePointer((void **)&L->hres_dev, L->hres, 0) != cudaSuccess) {
             (void)cudaGetLastError();
             L->hres_dev = nullptr;                /* fall back to a copy into hres */
+        }
+        if (L->hres_dev && S->spin) {             /* the done word: the second slot of hres */
+            L->done_host = (unsigned *)(L->hres + kSlotBytes);
+            L->done_dev = (unsigned *)(L->hres_dev + kSlotBytes);
+            *L->done_host = 0;
         }
         return WR_SUCCESS;
     }();
@@ -277,10 +298,39 @@ void drain(lane &L)
     (void)cudaGetLastError();
 }
 
+/* The done word for a call's last launch (kNoDone where the lane has none:
+ * finish() then synchronises the stream).  Only the launch after which
+ * nothing else is queued may take it. */
+done_sig arm(lane &L)
+{
+    lane_x &x = X(L);
+    if (x.done_host == nullptr) return kNoDone;
+    if (++x.seq == 0) ++x.seq;                /* 0 is "nothing yet" */
+    x.armed = x.seq;
+    return done_sig{ x.done_dev, x.seq };
+}
+
+/* Spin until the armed launch has stored its number, or the stream has
+ * finished (then everything is complete anyway), or failed. */
+wr_status wait_done(lane &L, char *err)
+{
+    const lane_x &x = X(L);
+    for (unsigned i = 1; __atomic_load_n(x.done_host, __ATOMIC_ACQUIRE) != x.armed; i++) {
+        if (i % 256 == 0) {
+            const cudaError_t e = cudaStreamQuery(L.st);
+            if (e == cudaSuccess) break;
+            if (e != cudaErrorNotReady) return fail(err, "cudaStreamQuery", e);
+        }
+    }
+    return WR_SUCCESS;
+}
+
 /* Wait for the call's work: the copy streams only when this call used them
- * (a call on device memory leaves them idle: two synchronisations saved). */
+ * (a call on device memory leaves them idle: two synchronisations saved),
+ * the kernel stream by its done word when the last launch took one. */
 wr_status finish(lane &L, char *err)
 {
+    if (X(L).armed && !X(L).copies) return wait_done(L, err);
     if (X(L).copies) {
         if (L.h2d) WRC_CK(cudaStreamSynchronize, (L.h2d));
         if (L.d2h) WRC_CK(cudaStreamSynchronize, (L.d2h));
@@ -329,6 +379,7 @@ wr_status with_lane(void *s, char *err, Fn fn)
     }
     lane_x &x = X(*L);
     x.copies = false;
+    x.armed = 0;
     x.ngive = 0;
     st = fn(*L);
     memo_n = 0;                              /* the locate answers were for this call */
@@ -425,6 +476,19 @@ wr_status cu_open(void **out, char *err)
     S->dev = dev;
     S->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
     S->can_map = p.canMapHostMemory != 0;
+    /* Spin on done words only where waiting may spin: the application did
+     * not ask for blocking or yielding waits (cudaSetDeviceFlags; "auto"
+     * spins while the host has more cores than active CUDA contexts, as on
+     * any machine this library is meant for), and the environment does not
+     * say WARPRED_CUDA_WAIT=sync. */
+    unsigned flags = 0;
+    if (cudaGetDeviceFlags(&flags) != cudaSuccess) {
+        (void)cudaGetLastError();
+        flags = cudaDeviceScheduleBlockingSync;
+    }
+    const unsigned sched = flags & cudaDeviceScheduleMask;
+    const char *w = getenv("WARPRED_CUDA_WAIT");
+    S->spin = (sched == cudaDeviceScheduleAuto || sched == cudaDeviceScheduleSpin) && !(w && strcmp(w, "sync") == 0);
     snprintf(S->desc, sizeof S->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
     /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
      * ones to exercise many chunks), rounded up to whole scan tiles (of
@@ -561,7 +625,10 @@ wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t,
         void *acc = out_dev ? out : (void *)slot(L, 0);
         void *fin = out_dev ? out : host_result(L);
         WRC_TRY(each_chunk(S, L, in, count, es, err, [&](const void *d, size_t len, size_t off) {
-            return launch_reduce(L, d, len, t, o, off + len == count ? fin : acc, off ? acc : nullptr, err);
+            /* (a lane whose hres is not mapped has no done word: fetch_result's
+             * copy is then waited for by synchronising) */
+            const bool last = off + len == count;
+            return launch_reduce(L, d, len, t, o, last ? fin : acc, off ? acc : nullptr, last ? arm(L) : kNoDone, err);
         }));
         if (!out_dev) {
             WRC_TRY(fetch_result(L, es, err));
@@ -587,8 +654,9 @@ wr_status cu_argext(void *s, const void *in, size_t count, wr_type t, int is_max
             !dev_ok(kind_of(S, index)) && (value == nullptr || !dev_ok(kind_of(S, value)));
         void *fin = to_host ? host_result(L) : (void *)acc;
         WRC_TRY(each_chunk(S, L, in, count, es, err, [&](const void *d, size_t len, size_t off) {
-            return launch_argext(L, d, len, t, is_max, off, off + len == count ? fin : acc,
-                                 off ? acc : nullptr, err);
+            const bool last = off + len == count;     /* to device outputs, copies follow it */
+            return launch_argext(L, d, len, t, is_max, off, last ? fin : acc, off ? acc : nullptr,
+                                 last && to_host ? arm(L) : kNoDone, err);
         }));
         if (to_host) {
             WRC_TRY(fetch_result(L, 8 + es, err));
@@ -696,7 +764,7 @@ wr_status segments_staged(state *S, lane &L, const void *in, wr_mem_kind kin, vo
         }
         if (!out_dev) WRC_CK(cudaStreamWaitEvent, (L.st, L.e_out[b], 0));   /* L.sres[b] copied out */
         char *res = out_dev ? (char *)out + s * es : (char *)L.sres[b];
-        WRC_TRY(launch_segments(L, dsrc, res, m, L.soff_dev[b], 0, 0, (double)len / (double)m, t, o, err));
+        WRC_TRY(launch_segments(L, dsrc, res, m, L.soff_dev[b], 0, 0, (double)len / (double)m, t, o, kNoDone, err));
         if (cont || last_cont)
             WRC_TRY(launch_seg_fix(L, res, m, slot(L, 1 + (int)((k + 1) % 2)), slot(L, 1 + (int)(k % 2)),
                                    cont, last_cont, t, o, err));
@@ -722,7 +790,7 @@ wr_status cu_reduce_rows(void *s, const void *in, void *out, size_t rows, size_t
     return with_lane(s, err, [&](lane &L) -> wr_status {
         const wr_mem_kind kin = rows * cols != 0 ? kind_of(S, in) : WR_MEM_DEVICE, kout = kind_of(S, out);
         if (dev_ok(kin) && dev_ok(kout))
-            return launch_segments(L, in, out, rows, nullptr, 0, cols, (double)cols, t, o, err);
+            return launch_segments(L, in, out, rows, nullptr, 0, cols, (double)cols, t, o, arm(L), err);
         return segments_staged(S, L, in, kin, out, kout, rows, [cols](size_t r) { return r * cols; }, t, o, err);
     });
 }
@@ -773,7 +841,7 @@ wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, co
                 WRC_CK(cudaMemcpyAsync, (L.doff, offsets, obytes, cudaMemcpyHostToDevice, L.st));
                 doff = L.doff;
             }
-            return launch_segments(L, in, out, nseg, doff, 0, 0, (double)total / (double)nseg, t, o, err);
+            return launch_segments(L, in, out, nseg, doff, 0, 0, (double)total / (double)nseg, t, o, arm(L), err);
         }
         if (!hoff) WRC_TRY(copy_offsets());
         return segments_staged(S, L, in, kin, out, kout, nseg, [hoff](size_t i) { return hoff[i]; }, t, o, err);

@@ -34,7 +34,8 @@ struct lane {
     cudaStream_t st;              /* kernels */
     cudaStream_t h2d, d2h;        /* staging copies (created with the staging buffers) */
 
-    unsigned *ctr;                /* [0] last-block-done counter, [1] scan tickets, [2] scan blocks done (kept 0) */
+    unsigned *ctr;                /* [0] last-block-done counter, [1] scan tickets, [2] scan blocks done,
+                                   * [3] blocks done of a segment kernel that signals (all kept 0) */
     unsigned char *slot;          /* kSlots slots of kSlotBytes: results and carries */
     void *part;                   /* per-block partials: kMaxGrid * 16 bytes */
     size_t part_cap;
@@ -59,6 +60,24 @@ struct lane {
     cudaEvent_t e_in[kStages], e_comp[kStages], e_out[kStages];
 };
 
+/*
+ * The end of a call, told by its last kernel.  A call that returns complete
+ * waits for its last kernel; cudaStreamSynchronize learns of the end only
+ * after the kernel has retired and then wakes the host through the driver.
+ * Instead, the block that finishes the kernel's work stores `seq` into
+ * `word`, a word of mapped pinned host memory, and the host spins on it
+ * (warpred_cuda.cu, finish()).  On the H200 that returned a call 1.0-2.0 us
+ * sooner at every size (tools/call_cost.cu, 2026-12-01): a 1024-element
+ * reduce in 9.5-11.6 us against 11.1-13.3 us.  The same wait behind a
+ * cuStreamWriteValue32 gained nothing: that call costs ~1 us on the host.
+ * A launch that does not end a call gets kNoDone.
+ */
+struct done_sig {
+    unsigned *word;               /* device alias of the mapped word, or NULL: nobody waits */
+    unsigned seq;                 /* the value that says "done" (never 0) */
+};
+constexpr done_sig kNoDone = { nullptr, 0 };
+
 /* err helpers: "call: CUDA error string"; out of memory is WR_ERR_NO_MEMORY. */
 wr_status fail(char *err, const char *call, cudaError_t e);
 /* Grow a device buffer to at least need bytes (contents not kept; zeroed if
@@ -80,16 +99,17 @@ wr_status grow(lane &L, P *&p, size_t *cap, size_t need, bool zero, const char *
 #define WRC_TRY(expr) do { wr_status s_ = (expr); if (s_ != WR_SUCCESS) return s_; } while (0)
 
 /* ---- launchers (each enqueues on L.st; pointers are device-accessible) --- */
+/* ds: the call's end is this launch's end (kNoDone if not). */
 
 /* *dst = [*carry op] reduce(in[0..n)); n >= 1.  carry may be NULL, == dst, or
  * another slot (read before dst is written; dst may be mapped host memory). */
 wr_status launch_reduce(lane &L, const void *in, size_t n, wr_type t, wr_op o,
-                        void *dst, const void *carry, char *err);
+                        void *dst, const void *carry, done_sig ds, char *err);
 /* argmin/argmax of in[0..n) (n >= 1) as a pair {size_t index; T value} at
  * dst, indices offset by base; combined with the pair at carry if not NULL
  * (carry may be dst or another slot; dst may be mapped host memory). */
 wr_status launch_argext(lane &L, const void *in, size_t n, wr_type t, int is_max, size_t base,
-                        void *dst, const void *carry, char *err);
+                        void *dst, const void *carry, done_sig ds, char *err);
 /* Inclusive/exclusive scan of n >= 1 elements (out may equal in).  carry_in
  * (if not NULL) is the running prefix before in[0], in the carry type;
  * carry_out (if not NULL) receives the running prefix after in[n-1]. */
@@ -100,7 +120,8 @@ wr_status launch_scan(lane &L, const void *in, void *out, size_t n, wr_type t, w
  * s * cols (rows).  out[s] = its reduction (the identity if it is empty).
  * avg_len picks the mapping (a group of lanes, a block or several blocks per segment). */
 wr_status launch_segments(lane &L, const void *in, void *out, size_t nseg, const size_t *off,
-                          size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, char *err);
+                          size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, done_sig ds,
+                          char *err);
 /* dst[0] = off[0], dst[1] = off[nseg], dst[2] = the least s < nseg with
  * off[s + 1] < off[s], or SIZE_MAX (dst may be mapped host memory). */
 wr_status launch_check_offsets(lane &L, const size_t *off, size_t nseg, size_t *dst, char *err);
@@ -255,6 +276,35 @@ __device__ __forceinline__ bool grid_fold(T &r, T *part, unsigned *ctr,
     for (unsigned j = threadIdx.x; j < gridDim.x; j += kThreads) a = F::combine(a, ld_volatile(part + j));
     r = warpred::block_reduce<O>(a, bs);
     return true;
+}
+
+/* Tell the host the call is done: everything this thread wrote (and what it
+ * has seen other threads write), then the word. */
+__device__ __forceinline__ void signal_done(done_sig ds)
+{
+    __threadfence_system();
+    *(volatile unsigned *)ds.word = ds.seq;
+}
+
+/* The end of a kernel whose blocks finish independently: each counts itself
+ * out in *count after a fence of every thread's stores, and the last one
+ * resets the count and signals.  Every thread of every block must call it,
+ * after its last store. */
+__device__ __forceinline__ void grid_done(done_sig ds, unsigned *count)
+{
+    if (ds.word == nullptr) return;           /* a kernel parameter: uniform */
+    /* the thread index read afresh: one kept from the kernel's start would
+     * hold a register through its main loop (the row kernels spilled) */
+    unsigned tid;
+    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid));
+    __syncthreads();
+    if (tid == 0) {
+        __threadfence();
+        if (atomicAdd(count, 1u) == gridDim.x - 1) {
+            *count = 0;
+            signal_done(ds);
+        }
+    }
 }
 
 /* Blocks of kThreads that fit on one multiprocessor at once for kernel k. */

@@ -32,7 +32,7 @@ template <wr_op O, typename T> constexpr int reduce_min_blocks()
 template <wr_op O, typename T>
 __global__ void __launch_bounds__(kThreads, reduce_min_blocks<O, T>())
 k_reduce(const T *__restrict__ in, size_t n, T *__restrict__ part, unsigned *__restrict__ ctr,
-         T *dst, const T *carry)
+         T *dst, const T *carry, done_sig ds)
 {
     typedef warpred::op<O, T> F;
     __shared__ warpred::block_storage<T> bs;
@@ -43,6 +43,7 @@ k_reduce(const T *__restrict__ in, size_t n, T *__restrict__ part, unsigned *__r
     if (threadIdx.x == 0) {
         *dst = carry ? F::combine(*carry, r) : r;
         if (gridDim.x > 1) *ctr = 0;
+        if (ds.word) signal_done(ds);
     }
 }
 
@@ -65,13 +66,13 @@ unsigned reduce_grid(size_t n, size_t elem, int sms, int per_sm, bool chained)
 
 struct reduce_fn {
     template <wr_op O, typename T>
-    static wr_status run(lane &L, const void *in, size_t n, void *dst, const void *carry, char *err)
+    static wr_status run(lane &L, const void *in, size_t n, void *dst, const void *carry, done_sig ds, char *err)
     {
         static std::atomic<int> per_sm{0};
         auto k = k_reduce<O, T>;
         if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
         unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed), true);
-        k<<<g, kThreads, 0, L.st>>>((const T *)in, n, (T *)L.part, L.ctr, (T *)dst, (const T *)carry);
+        k<<<g, kThreads, 0, L.st>>>((const T *)in, n, (T *)L.part, L.ctr, (T *)dst, (const T *)carry, ds);
         WRC_CKLAUNCH("reduce kernel launch");
         return WR_SUCCESS;
     }
@@ -182,7 +183,7 @@ __device__ __forceinline__ apair<T> team_pick(const T *__restrict__ in, size_t n
 template <bool MAX, typename T>
 __global__ void __launch_bounds__(kThreads)
 k_argext(const T *__restrict__ in, size_t n, size_t base, apair<T> *__restrict__ part,
-         unsigned *__restrict__ ctr, apair<T> *dst, const apair<T> *carry)
+         unsigned *__restrict__ ctr, apair<T> *dst, const apair<T> *carry, done_sig ds)
 {
     __shared__ apair<T> s[32];
     __shared__ int s_last;
@@ -211,20 +212,21 @@ k_argext(const T *__restrict__ in, size_t n, size_t base, apair<T> *__restrict__
         r.i += base;
         *dst = carry ? pick<MAX>(*carry, r) : r;
         if (gridDim.x > 1) *ctr = 0;
+        if (ds.word) signal_done(ds);
     }
 }
 
 struct argext_fn {
     template <typename T>
     static wr_status run(lane &L, const void *in, size_t n, int is_max, size_t base, void *dst,
-                         const void *carry, char *err)
+                         const void *carry, done_sig ds, char *err)
     {
         static std::atomic<int> per_sm{0};
         auto k = is_max ? k_argext<true, T> : k_argext<false, T>;
         if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
         unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed), false);
         k<<<g, kThreads, 0, L.st>>>((const T *)in, n, base, (apair<T> *)L.part, L.ctr,
-                                    (apair<T> *)dst, (const apair<T> *)carry);
+                                    (apair<T> *)dst, (const apair<T> *)carry, ds);
         WRC_CKLAUNCH("argext kernel launch");
         return WR_SUCCESS;
     }
@@ -235,15 +237,15 @@ static_assert(sizeof(apair<double>) == 16 && sizeof(apair<float>) == 16, "pair l
 } /* namespace */
 
 wr_status launch_reduce(lane &L, const void *in, size_t n, wr_type t, wr_op o,
-                        void *dst, const void *carry, char *err)
+                        void *dst, const void *carry, done_sig ds, char *err)
 {
-    return dispatch<reduce_fn>(t, o, L, in, n, dst, carry, err);
+    return dispatch<reduce_fn>(t, o, L, in, n, dst, carry, ds, err);
 }
 
 wr_status launch_argext(lane &L, const void *in, size_t n, wr_type t, int is_max, size_t base,
-                        void *dst, const void *carry, char *err)
+                        void *dst, const void *carry, done_sig ds, char *err)
 {
-    return dispatch_type<argext_fn>(t, L, in, n, is_max, base, dst, carry, err);
+    return dispatch_type<argext_fn>(t, L, in, n, is_max, base, dst, carry, ds, err);
 }
 
 } /* namespace wrc */

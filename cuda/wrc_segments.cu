@@ -30,7 +30,8 @@ struct segsrc {
 
 template <wr_op O, typename T>
 __global__ void __launch_bounds__(kThreads)
-k_seg_group(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src, unsigned G)
+k_seg_group(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src, unsigned G,
+            done_sig ds, unsigned *__restrict__ dcount)
 {
     typedef warpred::op<O, T> F;
     const unsigned lane = threadIdx.x & 31, gl = lane & (G - 1);
@@ -48,6 +49,7 @@ k_seg_group(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc s
             v = F::combine(v, __shfl_xor_sync(warpred::full_mask, v, off));
         if (valid && gl == 0) out[s] = b == e ? F::identity() : v;
     }
+    grid_done(ds, dcount);
 }
 
 /*
@@ -68,7 +70,8 @@ k_seg_group(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc s
  */
 template <wr_op O, typename T, int R>
 __global__ void __launch_bounds__(kThreads)
-k_rows_group(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t nv, unsigned G, unsigned m)
+k_rows_group(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t nv, unsigned G, unsigned m,
+             done_sig ds, unsigned *__restrict__ dcount)
 {
     typedef warpred::op<O, T> F;
     constexpr int S = 8 / R;
@@ -112,6 +115,7 @@ k_rows_group(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t 
             if (s < rows && gl == 0) out[s] = v;
         }
     }
+    grid_done(ds, dcount);
 }
 
 /* Blocks of k_seg_block asked to fit on a multiprocessor: 8 (32 registers)
@@ -131,7 +135,7 @@ template <wr_op O, typename T> constexpr int seg_min_blocks()
 template <wr_op O, typename T>
 __global__ void __launch_bounds__(kThreads, seg_min_blocks<O, T>())
 k_seg_block(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src, unsigned K,
-            T *__restrict__ part, unsigned *__restrict__ segctr)
+            T *__restrict__ part, unsigned *__restrict__ segctr, done_sig ds, unsigned *__restrict__ dcount)
 {
     typedef warpred::op<O, T> F;
     __shared__ warpred::block_storage<T> bs;
@@ -163,6 +167,7 @@ k_seg_block(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc s
         }
         __syncthreads();            /* bs and s_last are reused by the next segment */
     }
+    grid_done(ds, dcount);
 }
 
 /* The summary of check_offsets (wr_backend.h) for offsets the host cannot
@@ -210,7 +215,8 @@ unsigned next_pow2(size_t x)
  * batches, at most one wave (every block resident), so that no warp is left
  * with one more batch than most others while the rest of the device idles. */
 template <wr_op O, typename T, int R>
-wr_status launch_rows(lane &L, const T *in, T *out, size_t rows, size_t nv, unsigned G, unsigned m, char *err)
+wr_status launch_rows(lane &L, const T *in, T *out, size_t rows, size_t nv, unsigned G, unsigned m, done_sig ds,
+                      char *err)
 {
     static std::atomic<int> per_sm{0};
     auto k = k_rows_group<O, T, R>;
@@ -220,7 +226,7 @@ wr_status launch_rows(lane &L, const T *in, T *out, size_t rows, size_t nv, unsi
     const size_t most = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed) * wpb;
     const size_t rounds = (units + most - 1) / most;
     const size_t warps = (units + rounds - 1) / rounds;
-    k<<<(unsigned)((warps + wpb - 1) / wpb), kThreads, 0, L.st>>>(in, out, rows, nv, G, m);
+    k<<<(unsigned)((warps + wpb - 1) / wpb), kThreads, 0, L.st>>>(in, out, rows, nv, G, m, ds, L.ctr + 3);
     WRC_CKLAUNCH("row kernel launch");
     return WR_SUCCESS;
 }
@@ -228,7 +234,7 @@ wr_status launch_rows(lane &L, const T *in, T *out, size_t rows, size_t nv, unsi
 struct seg_fn {
     template <wr_op O, typename T>
     static wr_status run(lane &L, const void *in, void *out, size_t nseg, const size_t *off, size_t off_base,
-                         size_t cols, double avg_len, char *err)
+                         size_t cols, double avg_len, done_sig ds, char *err)
     {
         const double vecs = avg_len / (16 / sizeof(T));
         segsrc src = { off, off_base, cols };
@@ -240,15 +246,16 @@ struct seg_fn {
                 const unsigned m = (unsigned)((nv + G - 1) / G);       /* vectors a lane, <= 16 */
                 const T *i = (const T *)in;
                 T *o = (T *)out;
-                if (m <= 1) return launch_rows<O, T, 8>(L, i, o, nseg, nv, G, m, err);
-                if (m <= 2) return launch_rows<O, T, 4>(L, i, o, nseg, nv, G, m, err);
-                if (m <= 4) return launch_rows<O, T, 2>(L, i, o, nseg, nv, G, m, err);
-                return launch_rows<O, T, 1>(L, i, o, nseg, nv, G, m, err);
+                if (m <= 1) return launch_rows<O, T, 8>(L, i, o, nseg, nv, G, m, ds, err);
+                if (m <= 2) return launch_rows<O, T, 4>(L, i, o, nseg, nv, G, m, ds, err);
+                if (m <= 4) return launch_rows<O, T, 2>(L, i, o, nseg, nv, G, m, ds, err);
+                return launch_rows<O, T, 1>(L, i, o, nseg, nv, G, m, ds, err);
             }
             size_t blocks = (nseg * G + kThreads - 1) / kThreads;
             const size_t cap = (size_t)L.sms * 16;
             if (blocks > cap) blocks = cap;
-            k_seg_group<O, T><<<(unsigned)blocks, kThreads, 0, L.st>>>((const T *)in, (T *)out, nseg, src, G);
+            k_seg_group<O, T><<<(unsigned)blocks, kThreads, 0, L.st>>>((const T *)in, (T *)out, nseg, src, G, ds,
+                                                                  L.ctr + 3);
             WRC_CKLAUNCH("segment kernel launch");
             return WR_SUCCESS;
         }
@@ -276,7 +283,7 @@ struct seg_fn {
         const size_t cap = (size_t)L.sms * 16;
         if (blocks > cap) blocks = cap;
         k_seg_block<O, T><<<(unsigned)blocks, kThreads, 0, L.st>>>((const T *)in, (T *)out, nseg, src,
-                                                                  (unsigned)K, (T *)L.part, L.segctr);
+                                                                  (unsigned)K, (T *)L.part, L.segctr, ds, L.ctr + 3);
         WRC_CKLAUNCH("segment kernel launch");
         return WR_SUCCESS;
     }
@@ -296,9 +303,10 @@ struct fix_fn {
 } /* namespace */
 
 wr_status launch_segments(lane &L, const void *in, void *out, size_t nseg, const size_t *off,
-                          size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, char *err)
+                          size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, done_sig ds,
+                          char *err)
 {
-    return dispatch<seg_fn>(t, o, L, in, out, nseg, off, off_base, cols, avg_len, err);
+    return dispatch<seg_fn>(t, o, L, in, out, nseg, off, off_base, cols, avg_len, ds, err);
 }
 
 wr_status launch_check_offsets(lane &L, const size_t *off, size_t nseg, size_t *dst, char *err)

@@ -47,7 +47,7 @@ static bool run(const char *name, wr_type wt, wrc::lane &L, void *in, void *out,
     CK(cudaMalloc(&tmp, tmp_bytes));
     bool ok = true;
     const double ours = timed_median(L.st, reps, [&] {
-        if (wrc::launch_reduce(L, in, n, wt, WR_SUM, dres, nullptr, err) != WR_SUCCESS) {
+        if (wrc::launch_reduce(L, in, n, wt, WR_SUM, dres, nullptr, wrc::kNoDone, err) != WR_SUCCESS) {
             fprintf(stderr, "%s: %s\n", name, err);
             exit(1);
         }
@@ -98,7 +98,7 @@ static bool run_argmax(const char *name, wr_type wt, wrc::lane &L, void *in, siz
     CK(cub::DeviceReduce::ArgMax(tmp, tmp_bytes, (const T *)in, dmax, didx, (::cuda::std::int64_t)n, L.st));
     CK(cudaMalloc(&tmp, tmp_bytes));
     const double ours = timed_median(L.st, reps, [&] {
-        if (wrc::launch_argext(L, in, n, wt, 1, 0, dres, nullptr, err) != WR_SUCCESS) {
+        if (wrc::launch_argext(L, in, n, wt, 1, 0, dres, nullptr, wrc::kNoDone, err) != WR_SUCCESS) {
             fprintf(stderr, "%s argmax: %s\n", name, err);
             exit(1);
         }

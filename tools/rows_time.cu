@@ -66,8 +66,8 @@ int main(int argc, char **argv)
     CK(cudaMalloc(&tmp, tmp_bytes));
     const int minb = wrc::blocks_per_sm((const void *)wrc::k_seg_block<WR_SUM, float>);
     const double t_ours = timed_median(L.st, reps, [&] {
-        if (wrc::launch_segments(L, in, ours, rows, nullptr, 0, cols, (double)cols, WR_FLOAT, WR_SUM, err) !=
-            WR_SUCCESS) {
+        if (wrc::launch_segments(L, in, ours, rows, nullptr, 0, cols, (double)cols, WR_FLOAT, WR_SUM, wrc::kNoDone,
+                                 err) != WR_SUCCESS) {
             fprintf(stderr, "launch_segments: %s\n", err);
             exit(1);
         }

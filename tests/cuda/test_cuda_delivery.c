@@ -11,7 +11,9 @@
  * in any residency, value also NULL), at n = 0 (reduce), 1, 1024 and a size
  * that spans several staging chunks, must give the cpu backend's result
  * (integer-valued data: exact), and repeated calls must not see an earlier
- * call's result.
+ * call's result.  All of it twice: with calls that wait by spinning on the
+ * word their last kernel stores (the default) and with WARPRED_CUDA_WAIT=sync
+ * (cudaStreamSynchronize).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,7 +26,10 @@
 #define NMAX 70001          /* with 64 KiB staging buffers: 5 chunks of int32, 9 of double */
 
 static const size_t sizes[] = { 0, 1, 1024, NMAX };
+static const wr_type types[2] = { WR_INT32, WR_DOUBLE };
+static const wr_op ops[2] = { WR_SUM, WR_MAX };
 static wr_context *cpu, *gpu;
+static void *in[RES_COUNT], *out[RES_COUNT], *idx[RES_COUNT], *val[RES_COUNT], *h;
 
 static void fill(void *h, wr_type t, size_t n, uint64_t seed)
 {
@@ -35,27 +40,82 @@ static void fill(void *h, wr_type t, size_t n, uint64_t seed)
     }
 }
 
-int main(void)
+/* Rows and segments on device memory, whose last kernel's blocks finish
+ * independently (the done word is stored by the last block to finish):
+ * each shape of the kernels (groups of lanes on 16-byte rows, on other
+ * rows, a block per row, several blocks per row), 20 calls in a row that
+ * alternate two inputs, each compared with the cpu backend. */
+static void check_rows(const char *how)
 {
-    static const wr_type types[2] = { WR_INT32, WR_DOUBLE };
-    static const wr_op ops[2] = { WR_SUM, WR_MAX };
-    void *in[RES_COUNT], *out[RES_COUNT], *idx[RES_COUNT], *val[RES_COUNT], *h;
+    static const size_t shapes[][2] = { { 4096, 32 }, { 5000, 3 }, { 48, 20000 }, { 2, 300000 } };
+    const size_t cap = 1000000;              /* elements; every shape + 7 fits */
+    int32_t *hin = malloc(cap * 4), *want = malloc(5000 * 4), *got = malloc(5000 * 4);
+    size_t *hoff = malloc(5001 * sizeof(size_t));
+    void *din = res_alloc(RES_DEVICE, cap * 4), *dout = res_alloc(RES_DEVICE, 5000 * 4);
+    void *doff = res_alloc(RES_DEVICE, 5001 * sizeof(size_t));
+    uint64_t seed = 99;
+    int good = 1;
+    if (!hin || !want || !got || !hoff) bail("out of memory");
+    for (size_t i = 0; i < cap; i++) hin[i] = (int32_t)(rng_next(&seed) % 2001) - 1000;
+    res_put(RES_DEVICE, din, hin, cap * 4);
+    for (int c = 0; c < 20 && good; c++) {
+        const size_t rows = shapes[c % 4][0], cols = shapes[c % 4][1];
+        const size_t at = c & 1 ? 7 : 0;          /* odd calls: rows not on 16-byte boundaries */
+        const int32_t *src = (const int32_t *)din + at, *hsrc = hin + at;
+        if (rows * cols + at > cap) bail("shape %zu x %zu does not fit", rows, cols);
+        res_poison(RES_DEVICE, dout, rows * 4, 0x5a);
+        if (wr_reduce_rows(cpu, hsrc, want, rows, cols, WR_INT32, WR_SUM) != WR_SUCCESS ||
+            wr_reduce_rows(gpu, src, dout, rows, cols, WR_INT32, WR_SUM) != WR_SUCCESS) {
+            diag("rows %zu x %zu: %s / %s", rows, cols, wr_context_error(cpu), wr_context_error(gpu));
+            good = 0;
+        } else {
+            res_get(RES_DEVICE, got, dout, rows * 4);
+            if (memcmp(want, got, rows * 4) != 0) {
+                diag("rows %zu x %zu, call %d: wrong sums", rows, cols, c);
+                good = 0;
+            }
+        }
+        /* the same elements as segments of varying lengths (offsets on the device) */
+        const size_t nseg = rows < 5000 ? rows : 5000;
+        hoff[0] = 0;
+        for (size_t q = 1; q <= nseg; q++) hoff[q] = rows * cols * q / nseg - (q < nseg && q % 3 == 0 ? 1 : 0);
+        res_put(RES_DEVICE, doff, hoff, (nseg + 1) * sizeof(size_t));
+        res_poison(RES_DEVICE, dout, nseg * 4, 0x5a);
+        if (wr_reduce_segments(cpu, hsrc, want, nseg, hoff, WR_INT32, WR_SUM) != WR_SUCCESS ||
+            wr_reduce_segments(gpu, src, dout, nseg, (const size_t *)doff, WR_INT32, WR_SUM) != WR_SUCCESS) {
+            diag("segments %zu: %s / %s", nseg, wr_context_error(cpu), wr_context_error(gpu));
+            good = 0;
+        } else {
+            res_get(RES_DEVICE, got, dout, nseg * 4);
+            if (memcmp(want, got, nseg * 4) != 0) {
+                diag("%zu segments of %zu elements, call %d: wrong sums", nseg, rows * cols, c);
+                good = 0;
+            }
+        }
+    }
+    ok(good, "%s: wr_reduce_rows and wr_reduce_segments on device memory, 20 calls of 4 shapes: the cpu's sums",
+       how);
+    res_free(RES_DEVICE, din);
+    res_free(RES_DEVICE, dout);
+    res_free(RES_DEVICE, doff);
+    free(hin);
+    free(want);
+    free(got);
+    free(hoff);
+}
+
+/* Every residency pair, on a cuda context made with WARPRED_CUDA_WAIT=wait
+ * (NULL: unset). */
+static void check_all(const char *wait)
+{
+    const char *how = wait ? "WARPRED_CUDA_WAIT=sync" : "default wait";
     int r, o, v, k, ti;
 
-    gpu_require();
-    plan(RES_COUNT * RES_COUNT + RES_COUNT);
     setenv("WARPRED_CUDA_STAGING_BYTES", "65536", 1);
+    if (wait) setenv("WARPRED_CUDA_WAIT", wait, 1);
     if (wr_context_create(&gpu, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
     unsetenv("WARPRED_CUDA_STAGING_BYTES");
-    if (wr_context_create(&cpu, WR_BACKEND_CPU) != WR_SUCCESS) bail("cpu context: %s", wr_context_error(NULL));
-    h = malloc(NMAX * 8);
-    if (h == NULL) bail("out of memory");
-    for (r = 0; r < RES_COUNT; r++) {
-        in[r] = res_alloc((enum res)r, NMAX * 8);
-        out[r] = res_alloc((enum res)r, 8);
-        idx[r] = res_alloc((enum res)r, sizeof(size_t));
-        val[r] = res_alloc((enum res)r, 8);
-    }
+    unsetenv("WARPRED_CUDA_WAIT");
 
     /* reduce: input residency x output residency */
     for (r = 0; r < RES_COUNT; r++)
@@ -82,7 +142,7 @@ int main(void)
                         good = 0;
                     }
                 }
-            ok(good, "wr_reduce, %s input, %s output: the cpu backend's results", res_name[r], res_name[o]);
+            ok(good, "%s: wr_reduce, %s input, %s output: the cpu backend's results", how, res_name[r], res_name[o]);
         }
 
     /* argmin/argmax: input residency x index residency x value residency (or NULL) */
@@ -117,9 +177,30 @@ int main(void)
                             good = 0;
                         }
                     }
-        ok(good, "wr_argmin/wr_argmax, %s input, index and value in every residency: the cpu's results",
-           res_name[r]);
+        ok(good, "%s: wr_argmin/wr_argmax, %s input, index and value in every residency: the cpu's results",
+           how, res_name[r]);
     }
+    check_rows(how);
+    wr_context_destroy(gpu);
+}
+
+int main(void)
+{
+    int r;
+
+    gpu_require();
+    plan(2 * (RES_COUNT * RES_COUNT + RES_COUNT + 1));
+    if (wr_context_create(&cpu, WR_BACKEND_CPU) != WR_SUCCESS) bail("cpu context: %s", wr_context_error(NULL));
+    h = malloc(NMAX * 8);
+    if (h == NULL) bail("out of memory");
+    for (r = 0; r < RES_COUNT; r++) {
+        in[r] = res_alloc((enum res)r, NMAX * 8);
+        out[r] = res_alloc((enum res)r, 8);
+        idx[r] = res_alloc((enum res)r, sizeof(size_t));
+        val[r] = res_alloc((enum res)r, 8);
+    }
+    check_all(NULL);
+    check_all("sync");
 
     for (r = 0; r < RES_COUNT; r++) {
         res_free((enum res)r, in[r]);
@@ -128,7 +209,6 @@ int main(void)
         res_free((enum res)r, val[r]);
     }
     free(h);
-    wr_context_destroy(gpu);
     wr_context_destroy(cpu);
     return tap_failures() ? 1 : 0;
 }

@@ -1,0 +1,203 @@
+/*
+ * call_cost.cu -- where the fixed cost of a synchronous reduce call goes.
+ *
+ * The benchmark times a call of ours as CUDA events on the legacy stream
+ * around a call that returns complete, so each call pays its host work
+ * before the launch, the launch, and the wake-up after the kernel.  This
+ * tool measures those pieces on their own, and the one alternative to the
+ * stream synchronisation that a library can use: the kernel's last block
+ * stores into mapped pinned host memory and the host spins on that word
+ * (cudaStreamQuery between spins catches a kernel that fails).
+ *
+ * Not part of the build or the plugin.  Build and run (nvcc, sm_90 here):
+ *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR tools/call_cost.cu -lcuda -o call_cost
+ *   ./call_cost              (CALL_COST_REPS rounds, default 400)
+ *
+ * Prints host-clock medians (ns) of the driver queries a call makes and of
+ * launches on blocking, non-blocking and legacy streams and through the
+ * driver API.  Then, for f32 sums of all ones at 2^10, 2^25 and 2^28, the
+ * event-timed medians (us) of: the kernel alone; + cudaStreamSynchronize;
+ * + the done word (wrc.cuh, done_sig) and a spin on it, result to device
+ * memory and to mapped host memory (as the plugin does for a host result);
+ * both waits preceded by the queries lib/ and the plugin make (two
+ * cudaPointerGetAttributes and a cudaSetDevice); CUB's Sum +
+ * cudaStreamSynchronize; kernel + cuStreamWriteValue32 of a mapped word +
+ * spin (the same wait without changing the kernel); + the done word with
+ * the kernel on the legacy stream (where the events are: no dependency
+ * between two streams) and on a non-blocking stream.  The variants run
+ * interleaved, one of each per round, and every result is checked.
+ */
+#include "../cuda/wrc_reduce.cu"
+#include "tool_common.cuh"
+
+#include <cuda.h>
+#include <chrono>
+#include <string.h>
+#include <cub/device/device_reduce.cuh>
+
+namespace {
+
+__global__ void k_empty(int *p) { if (p) *p = 0; }
+
+__global__ void k_ones(float *p, size_t n)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x)
+        p[i] = 1.0f;
+}
+
+double now_ns()
+{
+    return (double)std::chrono::duration_cast<std::chrono::nanoseconds>(
+               std::chrono::steady_clock::now().time_since_epoch()).count();
+}
+
+double median(std::vector<double> v)
+{
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0 : v[v.size() / 2];
+}
+
+template <class F> double host_ns(int reps, F f)
+{
+    std::vector<double> t;
+    f();
+    for (int r = 0; r < reps; r++) {
+        const double a = now_ns();
+        f();
+        t.push_back(now_ns() - a);
+    }
+    return median(t);
+}
+
+/* Spin until the mapped word says seq (as the plugin's wait_done); a
+ * failed kernel ends the wait through cudaStreamQuery. */
+void spin(const uint32_t *w, uint32_t seq, cudaStream_t st)
+{
+    for (unsigned i = 1; __atomic_load_n(w, __ATOMIC_ACQUIRE) != seq; i++) {
+        if (i % 256 == 0) {
+            cudaError_t e = cudaStreamQuery(st);
+            if (e == cudaSuccess) return;
+            if (e != cudaErrorNotReady) { fprintf(stderr, "spin: %s\n", cudaGetErrorString(e)); exit(1); }
+        }
+    }
+}
+
+} // namespace
+
+int main()
+{
+    const int reps = getenv("CALL_COST_REPS") ? atoi(getenv("CALL_COST_REPS")) : 400;
+    char err[WR_ERRLEN];
+    CK(cudaSetDevice(0));
+    wrc::lane L;
+    tool_lane(L);           /* a blocking stream, as the plugin's lanes */
+    const size_t nmax = (size_t)1 << 28;
+    float *in, *dres, *dcub;
+    CK(cudaMalloc((void **)&in, nmax * sizeof(float)));
+    CK(cudaMalloc((void **)&dres, 64));
+    CK(cudaMalloc((void **)&dcub, 64));
+    k_ones<<<4096, 256>>>(in, nmax);
+    CK(cudaDeviceSynchronize());
+    uint32_t *hres, *hres_dev;
+    CK(cudaHostAlloc((void **)&hres, 64, cudaHostAllocMapped));
+    CK(cudaHostGetDevicePointer((void **)&hres_dev, hres, 0));
+    void *pageable = malloc(64);
+
+    /* ---- the driver queries, host clock ---- */
+    cudaPointerAttributes a;
+    CUmemorytype mt;
+    printf("host-clock medians of %d calls, ns\n", reps);
+    printf("  cudaPointerGetAttributes(device)    %8.0f\n", host_ns(reps, [&] { CK(cudaPointerGetAttributes(&a, in)); }));
+    printf("  cudaPointerGetAttributes(pageable)  %8.0f\n", host_ns(reps, [&] { (void)cudaPointerGetAttributes(&a, pageable); (void)cudaGetLastError(); }));
+    printf("  cuPointerGetAttribute(TYPE, device) %8.0f\n", host_ns(reps, [&] { (void)cuPointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)in); }));
+    printf("  cudaSetDevice(0)                    %8.0f\n", host_ns(reps, [&] { CK(cudaSetDevice(0)); }));
+    printf("  cudaStreamQuery(idle)               %8.0f\n", host_ns(reps, [&] { CK(cudaStreamQuery(L.st)); }));
+    printf("  launch reduce 2^10 (host side)      %8.0f\n", host_ns(reps, [&] {
+        if (wrc::launch_reduce(L, in, 1024, WR_FLOAT, WR_SUM, dres, nullptr, wrc::kNoDone, err) != WR_SUCCESS) exit(1);
+    }));
+    CK(cudaStreamSynchronize(L.st));
+    cudaStream_t nb;
+    CK(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
+    CUfunction f_empty;
+    CK(cudaGetFuncBySymbol(&f_empty, (const void *)k_empty));
+    printf("  launch empty, blocking stream       %8.0f\n", host_ns(reps, [&] { k_empty<<<1, 32, 0, L.st>>>(nullptr); }));
+    printf("  launch empty, non-blocking stream   %8.0f\n", host_ns(reps, [&] { k_empty<<<1, 32, 0, nb>>>(nullptr); }));
+    printf("  launch empty, legacy stream         %8.0f\n", host_ns(reps, [&] { k_empty<<<1, 32>>>(nullptr); }));
+    printf("  cuLaunchKernel empty, blocking      %8.0f\n", host_ns(reps, [&] {
+        int *np = nullptr;
+        void *args[] = { &np };
+        (void)cuLaunchKernel(f_empty, 1, 1, 1, 32, 1, 1, 0, (CUstream)L.st, args, nullptr);
+    }));
+    CK(cudaDeviceSynchronize());
+    uint32_t *hflag, *hflag_dev;
+    CK(cudaHostAlloc((void **)&hflag, 64, cudaHostAllocMapped));
+    CK(cudaHostGetDevicePointer((void **)&hflag_dev, hflag, 0));
+    uint32_t seq = 0;
+    printf("  cuStreamWriteValue32 (host side)    %8.0f\n", host_ns(reps, [&] {
+        if (cuStreamWriteValue32((CUstream)L.st, (CUdeviceptr)hflag_dev, ++seq ? seq : ++seq, 0) != CUDA_SUCCESS) exit(1);
+    }));
+    CK(cudaDeviceSynchronize());
+
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    const size_t sizes[] = { (size_t)1 << 10, (size_t)1 << 25, (size_t)1 << 28 };
+    const char *names[] = { "kernel", "+sync", "+done", "to-mapped+done", "queries+sync", "queries+done",
+                            "cub+sync", "+writevalue+spin", "+done, legacy stream", "+done, non-blocking" };
+    const int nv = 10;
+    wrc::lane L0 = L, Lnb = L;      /* the same scratch, other streams (calls never overlap) */
+    L0.st = 0;
+    Lnb.st = nb;
+    for (size_t n : sizes) {
+        void *tmp = nullptr;
+        size_t tmp_bytes = 0;
+        CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, (const float *)in, dcub, (int64_t)n, (cudaStream_t)0));
+        CK(cudaMalloc(&tmp, tmp_bytes));
+        std::vector<double> t[nv];
+        for (int r = -1; r < reps; r++) {
+            for (int v = 0; v < nv; v++) {
+                const bool done = v == 2 || v == 3 || v == 5 || v >= 8, to_host = v == 3;
+                wrc::lane &Lv = v == 8 ? L0 : v == 9 ? Lnb : L;
+                const wrc::done_sig ds = done ? wrc::done_sig{ hflag_dev, ++seq ? seq : ++seq } : wrc::kNoDone;
+                *(volatile uint32_t *)hres = 0;
+                CK(cudaEventRecord(e0, 0));
+                if (v == 4 || v == 5) {
+                    CK(cudaSetDevice(0));
+                    CK(cudaPointerGetAttributes(&a, in));
+                    CK(cudaPointerGetAttributes(&a, dres));
+                }
+                if (v == 6) {
+                    CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, (const float *)in, dcub, (int64_t)n, (cudaStream_t)0));
+                    CK(cudaStreamSynchronize(0));
+                } else {
+                    if (wrc::launch_reduce(Lv, in, n, WR_FLOAT, WR_SUM, to_host ? (void *)hres_dev : (void *)dres,
+                                           nullptr, ds, err) != WR_SUCCESS) {
+                        fprintf(stderr, "%s\n", err);
+                        return 1;
+                    }
+                    if (done) spin(hflag, ds.seq, Lv.st);
+                    else if (v == 7) {
+                        if (cuStreamWriteValue32((CUstream)L.st, (CUdeviceptr)hflag_dev, ++seq, 0) != CUDA_SUCCESS) exit(1);
+                        spin(hflag, seq, L.st);
+                    } else if (v != 0) CK(cudaStreamSynchronize(L.st));
+                }
+                CK(cudaEventRecord(e1, 0));
+                CK(cudaEventSynchronize(e1));
+                float ms;
+                CK(cudaEventElapsedTime(&ms, e0, e1));
+                if (r >= 0) t[v].push_back(ms * 1e3);
+                float got;
+                if (to_host) memcpy(&got, hres, 4);
+                else CK(cudaMemcpy(&got, v == 6 ? dcub : dres, 4, cudaMemcpyDeviceToHost));
+                if (got != (float)n) {
+                    fprintf(stderr, "n=%zu %s: sum %.9g, want %zu\n", n, names[v], got, n);
+                    return 1;
+                }
+            }
+        }
+        printf("f32 sum n=2^%d, event-timed medians of %d rounds, us:\n", (int)log2((double)n), reps);
+        for (int v = 0; v < nv; v++) printf("  %-14s %9.2f\n", names[v], median(t[v]));
+        CK(cudaFree(tmp));
+    }
+    return 0;
+}

@@ -12,6 +12,9 @@
  * Not part of the build or the plugin.  Build and run (nvcc, sm_90 here):
  *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR tools/call_cost.cu -lcuda -o call_cost
  *   ./call_cost              (CALL_COST_REPS rounds, default 400)
+ * With -DCALL_COST_LIB and the library linked (-L BUILDDIR/lib/.libs
+ * -lwarpred), the call through wr_reduce() is timed too (its plugin found
+ * as the library finds it, e.g. WARPRED_PLUGIN_DIR).
  *
  * Prints host-clock medians (ns) of the driver queries a call makes and of
  * launches on blocking, non-blocking and legacy streams and through the
@@ -22,9 +25,11 @@
  * both waits preceded by the queries lib/ and the plugin make (two
  * cudaPointerGetAttributes and a cudaSetDevice); CUB's Sum +
  * cudaStreamSynchronize; kernel + cuStreamWriteValue32 of a mapped word +
- * spin (the same wait without changing the kernel); + the done word with
+ * spin (the same wait without changing the kernel); CUB's Sum with a 32-bit
+ * item count (another kernel); wr_reduce(); + the done word with
  * the kernel on the legacy stream (where the events are: no dependency
- * between two streams) and on a non-blocking stream.  The variants run
+ * between two streams), on a non-blocking stream, and on a non-blocking
+ * stream made to wait for the legacy stream's work by an event.  The variants run
  * interleaved, one of each per round, and every result is checked.
  */
 #include "../cuda/wrc_reduce.cu"
@@ -34,6 +39,9 @@
 #include <chrono>
 #include <string.h>
 #include <cub/device/device_reduce.cuh>
+#ifdef CALL_COST_LIB
+#include "warpred.h"
+#endif
 
 namespace {
 
@@ -143,8 +151,18 @@ int main()
     CK(cudaEventCreate(&e1));
     const size_t sizes[] = { (size_t)1 << 10, (size_t)1 << 25, (size_t)1 << 28 };
     const char *names[] = { "kernel", "+sync", "+done", "to-mapped+done", "queries+sync", "queries+done",
-                            "cub+sync", "+writevalue+spin", "+done, legacy stream", "+done, non-blocking" };
-    const int nv = 10;
+                            "cub+sync", "+writevalue+spin", "+done, legacy stream", "+done, non-blocking",
+                            "cub 32-bit n+sync", "wr_reduce", "+done, nb after legacy" };
+    const int nv = 13;
+    cudaEvent_t eleg;            /* variant 12: the non-blocking stream waits for the legacy stream's work */
+    CK(cudaEventCreateWithFlags(&eleg, cudaEventDisableTiming));
+#ifdef CALL_COST_LIB
+    wr_context *ctx;
+    if (wr_context_create(&ctx, WR_BACKEND_CUDA) != WR_SUCCESS) {
+        fprintf(stderr, "wr_context_create: %s\n", wr_context_error(NULL));
+        return 1;
+    }
+#endif
     wrc::lane L0 = L, Lnb = L;      /* the same scratch, other streams (calls never overlap) */
     L0.st = 0;
     Lnb.st = nb;
@@ -152,12 +170,18 @@ int main()
         void *tmp = nullptr;
         size_t tmp_bytes = 0;
         CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, (const float *)in, dcub, (int64_t)n, (cudaStream_t)0));
+        size_t tmp32_bytes = 0;
+        CK(cub::DeviceReduce::Sum(nullptr, tmp32_bytes, (const float *)in, dcub, (int)n, (cudaStream_t)0));
+        if (tmp32_bytes > tmp_bytes) tmp_bytes = tmp32_bytes;
         CK(cudaMalloc(&tmp, tmp_bytes));
         std::vector<double> t[nv];
         for (int r = -1; r < reps; r++) {
             for (int v = 0; v < nv; v++) {
-                const bool done = v == 2 || v == 3 || v == 5 || v >= 8, to_host = v == 3;
-                wrc::lane &Lv = v == 8 ? L0 : v == 9 ? Lnb : L;
+#ifndef CALL_COST_LIB
+                if (v == 11) continue;
+#endif
+                const bool done = v == 2 || v == 3 || v == 5 || v == 8 || v == 9 || v == 12, to_host = v == 3;
+                wrc::lane &Lv = v == 8 ? L0 : v == 9 || v == 12 ? Lnb : L;
                 const wrc::done_sig ds = done ? wrc::done_sig{ hflag_dev, ++seq ? seq : ++seq } : wrc::kNoDone;
                 *(volatile uint32_t *)hres = 0;
                 CK(cudaEventRecord(e0, 0));
@@ -166,10 +190,22 @@ int main()
                     CK(cudaPointerGetAttributes(&a, in));
                     CK(cudaPointerGetAttributes(&a, dres));
                 }
-                if (v == 6) {
-                    CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, (const float *)in, dcub, (int64_t)n, (cudaStream_t)0));
+                if (v == 6 || v == 10) {
+                    if (v == 6) CK(cub::DeviceReduce::Sum(tmp, tmp_bytes, (const float *)in, dcub, (int64_t)n, (cudaStream_t)0));
+                    else CK(cub::DeviceReduce::Sum(tmp, tmp32_bytes, (const float *)in, dcub, (int)n, (cudaStream_t)0));
                     CK(cudaStreamSynchronize(0));
+                } else if (v == 11) {
+#ifdef CALL_COST_LIB
+                    if (wr_reduce(ctx, in, dres, n, WR_FLOAT, WR_SUM) != WR_SUCCESS) {
+                        fprintf(stderr, "wr_reduce: %s\n", wr_context_error(ctx));
+                        return 1;
+                    }
+#endif
                 } else {
+                    if (v == 12) {
+                        CK(cudaEventRecord(eleg, cudaStreamLegacy));
+                        CK(cudaStreamWaitEvent(Lnb.st, eleg, 0));
+                    }
                     if (wrc::launch_reduce(Lv, in, n, WR_FLOAT, WR_SUM, to_host ? (void *)hres_dev : (void *)dres,
                                            nullptr, ds, err) != WR_SUCCESS) {
                         fprintf(stderr, "%s\n", err);
@@ -188,7 +224,7 @@ int main()
                 if (r >= 0) t[v].push_back(ms * 1e3);
                 float got;
                 if (to_host) memcpy(&got, hres, 4);
-                else CK(cudaMemcpy(&got, v == 6 ? dcub : dres, 4, cudaMemcpyDeviceToHost));
+                else CK(cudaMemcpy(&got, v == 6 || v == 10 ? dcub : dres, 4, cudaMemcpyDeviceToHost));
                 if (got != (float)n) {
                     fprintf(stderr, "n=%zu %s: sum %.9g, want %zu\n", n, names[v], got, n);
                     return 1;
@@ -196,7 +232,8 @@ int main()
             }
         }
         printf("f32 sum n=2^%d, event-timed medians of %d rounds, us:\n", (int)log2((double)n), reps);
-        for (int v = 0; v < nv; v++) printf("  %-14s %9.2f\n", names[v], median(t[v]));
+        for (int v = 0; v < nv; v++)
+            if (!t[v].empty()) printf("  %-20s %9.2f\n", names[v], median(t[v]));
         CK(cudaFree(tmp));
     }
     return 0;

@@ -157,11 +157,29 @@ int main()
     cudaEvent_t eleg;            /* variant 12: the non-blocking stream waits for the legacy stream's work */
     CK(cudaEventCreateWithFlags(&eleg, cudaEventDisableTiming));
 #ifdef CALL_COST_LIB
-    wr_context *ctx;
-    if (wr_context_create(&ctx, WR_BACKEND_CUDA) != WR_SUCCESS) {
+    wr_context *ctx, *cpu;
+    if (wr_context_create(&ctx, WR_BACKEND_CUDA) != WR_SUCCESS || wr_context_create(&cpu, WR_BACKEND_CPU) != WR_SUCCESS) {
         fprintf(stderr, "wr_context_create: %s\n", wr_context_error(NULL));
         return 1;
     }
+    /* the same 1024-element call, host clock: through the library, and
+     * emulated (the plugin's driver queries, the launch, the done word) */
+    float hone = 1.0f, hsum;
+    printf("host-clock medians of %d calls, ns\n", reps);
+    printf("  wr_reduce 2^10, cuda context         %8.0f\n", host_ns(reps, [&] {
+        if (wr_reduce(ctx, in, dres, 1024, WR_FLOAT, WR_SUM) != WR_SUCCESS) exit(1);
+    }));
+    printf("  emulated: queries, launch, done word  %8.0f\n", host_ns(reps, [&] {
+        CK(cudaSetDevice(0));
+        CK(cudaPointerGetAttributes(&a, in));
+        CK(cudaPointerGetAttributes(&a, dres));
+        const wrc::done_sig ds{ hflag_dev, ++seq ? seq : ++seq };
+        if (wrc::launch_reduce(L, in, 1024, WR_FLOAT, WR_SUM, dres, nullptr, ds, err) != WR_SUCCESS) exit(1);
+        spin(hflag, ds.seq, L.st);
+    }));
+    printf("  wr_reduce 1 element, cpu context      %8.0f\n", host_ns(reps, [&] {
+        if (wr_reduce(cpu, &hone, &hsum, 1, WR_FLOAT, WR_SUM) != WR_SUCCESS) exit(1);
+    }));
 #endif
     wrc::lane L0 = L, Lnb = L;      /* the same scratch, other streams (calls never overlap) */
     L0.st = 0;

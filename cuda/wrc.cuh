@@ -66,10 +66,11 @@ struct lane {
  * after the kernel has retired and then wakes the host through the driver.
  * Instead, the block that finishes the kernel's work stores `seq` into
  * `word`, a word of mapped pinned host memory, and the host spins on it
- * (warpred_cuda.cu, finish()).  On the H200 that returned a call 1.0-2.0 us
- * sooner at every size (tools/call_cost.cu, 2026-12-01): a 1024-element
- * reduce in 9.5-11.6 us against 11.1-13.3 us.  The same wait behind a
- * cuStreamWriteValue32 gained nothing: that call costs ~1 us on the host.
+ * (warpred_cuda.cu, finish()).  On the H200 that returned a call 1.3-1.6 us
+ * sooner at 2^10, 2^25 and 2^28 elements (tools/call_cost.cu, 2026-12-01):
+ * a 1024-element reduce in 11.3-11.8 us against 12.6-13.1 us.  The same wait
+ * behind a cuStreamWriteValue32 gained nothing: that call costs ~1 us on the
+ * host.
  * A launch that does not end a call gets kNoDone.
  */
 struct done_sig {
@@ -286,10 +287,12 @@ __device__ __forceinline__ void signal_done(done_sig ds)
     *(volatile unsigned *)ds.word = ds.seq;
 }
 
-/* The end of a kernel whose blocks finish independently: each counts itself
- * out in *count after a fence of every thread's stores, and the last one
- * resets the count and signals.  Every thread of every block must call it,
- * after its last store. */
+/* The end of a kernel whose blocks finish independently: each block counts
+ * itself out in *count, and the last one resets the count and signals.  The
+ * barrier orders the block's stores before its thread 0, whose fence before
+ * the count makes them visible device-wide first (the pattern of the CUDA
+ * samples' threadFenceReduction, with the barrier ahead of the fence).
+ * Every thread of every block must call it, after its last store. */
 __device__ __forceinline__ void grid_done(done_sig ds, unsigned *count)
 {
     if (ds.word == nullptr) return;           /* a kernel parameter: uniform */

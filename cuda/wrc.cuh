@@ -253,6 +253,19 @@ __device__ __forceinline__ T team_reduce(const T *__restrict__ in, size_t b, siz
 }
 
 /*
+ * The ticket of the "threadFenceReduction" pattern of the CUDA samples, for
+ * one thread of a block after its last store that the others will read:
+ * that store made visible device-wide, then the block counted in *ctr; true
+ * for the last of the `of` arrivals, which may then read what all of them
+ * stored (after a __threadfence of its own).  Whoever gets true resets *ctr.
+ */
+__device__ __forceinline__ bool last_arrival(unsigned *ctr, unsigned of)
+{
+    __threadfence();
+    return atomicAdd(ctr, 1u) == of - 1;
+}
+
+/*
  * The end of a grid reduction in one launch (the "threadFenceReduction"
  * pattern of the CUDA samples): every block leaves its result r in
  * part[blockIdx.x]; the last block to arrive (an atomic ticket, after a
@@ -267,8 +280,7 @@ __device__ __forceinline__ bool grid_fold(T &r, T *part, unsigned *ctr,
     typedef warpred::op<O, T> F;
     if (threadIdx.x == 0) {
         part[blockIdx.x] = r;
-        __threadfence();
-        s_last = atomicAdd(ctr, 1u) == gridDim.x - 1;
+        s_last = last_arrival(ctr, gridDim.x);
     }
     __syncthreads();            /* also ends every read of bs before */
     if (!s_last) return false;
@@ -291,7 +303,8 @@ __device__ __forceinline__ void signal_done(done_sig ds)
  * itself out in *count, and the last one resets the count and signals.  The
  * barrier orders the block's stores before its thread 0, whose fence before
  * the count makes them visible device-wide first (the pattern of the CUDA
- * samples' threadFenceReduction, with the barrier ahead of the fence).
+ * samples' threadFenceReduction, with the barrier ahead of the fence:
+ * last_arrival).
  * Every thread of every block must call it, after its last store. */
 __device__ __forceinline__ void grid_done(done_sig ds, unsigned *count)
 {
@@ -301,12 +314,9 @@ __device__ __forceinline__ void grid_done(done_sig ds, unsigned *count)
     unsigned tid;
     asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid));
     __syncthreads();
-    if (tid == 0) {
-        __threadfence();
-        if (atomicAdd(count, 1u) == gridDim.x - 1) {
-            *count = 0;
-            signal_done(ds);
-        }
+    if (tid == 0 && last_arrival(count, gridDim.x)) {
+        *count = 0;
+        signal_done(ds);
     }
 }
 

@@ -192,8 +192,7 @@ k_argext(const T *__restrict__ in, size_t n, size_t base, apair<T> *__restrict__
     if (gridDim.x > 1) {
         if (threadIdx.x == 0) {
             part[blockIdx.x] = r;
-            __threadfence();
-            s_last = atomicAdd(ctr, 1u) == gridDim.x - 1;
+            s_last = last_arrival(ctr, gridDim.x);
         }
         __syncthreads();
         if (!s_last) return;

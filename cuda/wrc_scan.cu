@@ -507,8 +507,7 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
 #endif
         if (lane == 0 && drawing && t >= a.tiles) {
             drawing = false;
-            __threadfence();                      /* this block's draws come before its count */
-            if (atomicAdd(tctr + 1, 1u) == gridDim.x - 1) {
+            if (last_arrival(tctr + 1, gridDim.x)) {  /* this block's draws come before its count */
                 atomicExch(tctr, 0u);
                 atomicExch(tctr + 1, 0u);
             }

@@ -153,8 +153,7 @@ k_seg_block(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc s
         } else {
             if (threadIdx.x == 0) {
                 part[w] = r;
-                __threadfence();
-                s_last = atomicAdd(segctr + s, 1u) == K - 1;
+                s_last = last_arrival(segctr + s, K);
             }
             __syncthreads();
             if (s_last && threadIdx.x == 0) {

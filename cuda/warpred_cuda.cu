@@ -26,7 +26,7 @@
  * that prepared the input), as a call on stream 0 would.
  *
  * The end of a call.  A call whose last launch is one kernel on device
- * memory (reduce, argmin/argmax, rows, segments) learns that it is done
+ * memory (reduce, argmin/argmax, scans, rows, segments) learns that it is done
  * from the kernel itself: the block that finishes the work stores a
  * sequence number into a mapped word of the lane, and the host spins on it
  * (done_sig in wrc.cuh), 1-2 us sooner than cudaStreamSynchronize.  The
@@ -679,7 +679,7 @@ wr_status cu_scan(void *s, const void *in, void *out, size_t count, wr_type t, w
     return with_lane(s, err, [&](lane &L) -> wr_status {
         const wr_mem_kind kin = kind_of(S, in), kout = kind_of(S, out);
         if (dev_ok(kin) && dev_ok(kout))
-            return launch_scan(L, in, out, count, t, o, exclusive, nullptr, nullptr, err);
+            return launch_scan(L, in, out, count, t, o, exclusive, nullptr, nullptr, arm(L), err);
 
         WRC_TRY(ensure_staging(S, L, err));
         const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
@@ -700,7 +700,7 @@ wr_status cu_scan(void *s, const void *in, void *out, size_t count, wr_type t, w
             }
             void *ddst = out_dev ? (void *)dst : L.sdev[b];
             WRC_TRY(launch_scan(L, dsrc, ddst, len, t, o, exclusive, k ? slot(L, 1 + (int)((k + 1) % 2)) : nullptr,
-                                slot(L, 1 + (int)(k % 2)), err));
+                                slot(L, 1 + (int)(k % 2)), kNoDone, err));
             if (out_dev) {
                 WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
             } else {

@@ -115,7 +115,7 @@ wr_status launch_argext(lane &L, const void *in, size_t n, wr_type t, int is_max
  * (if not NULL) is the running prefix before in[0], in the carry type;
  * carry_out (if not NULL) receives the running prefix after in[n-1]. */
 wr_status launch_scan(lane &L, const void *in, void *out, size_t n, wr_type t, wr_op o, int exclusive,
-                      const void *carry_in, void *carry_out, char *err);
+                      const void *carry_in, void *carry_out, done_sig ds, char *err);
 /* Segment s of nseg: in[begin(s) .. begin(s+1)) with begin(s) = off[s] - off_base
  * (off a device-readable array of nseg+1 entries) or, with off == NULL,
  * s * cols (rows).  out[s] = its reduction (the identity if it is empty).

@@ -357,6 +357,61 @@ __device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned b
 #endif
 }
 
+/* Outputs go out of a stage by bulk copies too (sm_90, -DWRC_WS_BULKST=0:
+ * by the scan squad's own 16-byte stores): one thread issues them, after
+ * every thread's generic-proxy writes of the stage are fenced for the async
+ * proxy (fence_async_smem, then the squad's barrier), and frees the stage
+ * once the copies have read it (bulk_wait_read).  The squad then spends no
+ * issue slots on 2048 stores a tile. */
+#ifndef WRC_WS_BULKST
+#define WRC_WS_BULKST 1
+#endif
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
+constexpr bool kBulkSt = false;
+#else
+constexpr bool kBulkSt = WRC_WS_TMA != 0 && WRC_WS_BULKST != 0;
+#endif
+
+__device__ __forceinline__ void fence_async_smem()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#endif
+}
+
+/* one bulk copy of `bytes` (a multiple of 16, both addresses 16-byte
+ * aligned) from shared to global memory, in this thread's open bulk group */
+__device__ __forceinline__ void bulk_store(void *dst, const void *src, unsigned bytes)
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
+                 :: "l"(dst), "r"(smem_addr(src)), "r"(bytes) : "memory");
+#endif
+}
+
+__device__ __forceinline__ void bulk_commit()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#endif
+}
+
+/* this thread's bulk groups have read their sources (the stage is free) */
+__device__ __forceinline__ void bulk_wait_read()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
+#endif
+}
+
+/* ... and written their destinations */
+__device__ __forceinline__ void bulk_wait_all()
+{
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
+#endif
+}
+
 /* wait for the phase of parity ph to complete (acquire: what the arriving
  * threads wrote before arriving is visible after) */
 __device__ __forceinline__ void mbar_wait(unsigned long long *b, unsigned ph)
@@ -410,6 +465,8 @@ template <wr_op O, typename T> struct ws_args {
     tdesc *d;
     const C *carry_in;
     C *carry_out;
+    done_sig ds;                             /* the call's end, if this launch is its last */
+    unsigned *dcount;                        /* blocks finished, for grid_done */
 };
 
 /* The tile of iteration it's stage, once the load warp has written it
@@ -911,16 +968,27 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
     typedef warpred::op<O, C> FC;
     typedef wtile<T> W;
     constexpr int I = W::items, V = W::V;
+    int held = -1;              /* thread 0: the stage its bulk copies may still be reading */
+    /* thread 0 frees the stage its copies read, once they have */
+    auto release = [&]() {
+        if (held >= 0) {
+            bulk_wait_read();
+            mbar_arrive(&sm.empty[held]);
+            held = -1;
+        }
+    };
     for (unsigned it = 0;; it++) {
         const int s = (int)(it % kStagesWs);
         const unsigned ph = (it / kStagesWs) & 1u;
         const unsigned t = ws_tile(sm, it);
-        if (t == kEnd) return;
+        if (t == kEnd) break;
         T *stage = stages + (size_t)s * W::elems;
         T x[I];
         read_items(x, stage, r);
 #pragma unroll
         for (int k = 1; k < I; k++) x[k] = F::combine(x[k - 1], x[k]);
+        /* (the previous tile's copies have had this tile's reads to go) */
+        if (kBulkSt) release();
         mbar_wait(&sm.red[s], ph);
         const C tex = sm.tex[s][r];
 #ifdef WRC_SCAN_PROFILE
@@ -934,12 +1002,24 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
         /* (one branch per thread and tile, not per element) */
         if (m.wide()) put_outputs(stage, r, x, a.exclusive, m.base(), [&](T v) { return m.wide_out(v); });
         else          put_outputs(stage, r, x, a.exclusive, m.base(), [&](T v) { return m(v); });
+        const size_t base = (size_t)t * W::elems;
+        const bool whole = a.vec_ok && base + W::elems <= a.n;
+        if (kBulkSt && whole) fence_async_smem();
         squad_sync(2);
         /* copy out: consecutive threads, consecutive chunks */
-        const size_t base = (size_t)t * W::elems;
         if (WRC_WS_NOSTORE) {
             /* (experiment: no outputs) */
-        } else if (a.vec_ok && base + W::elems <= a.n) {
+        } else if (kBulkSt && whole) {
+            if (r == 0) {
+                constexpr unsigned part = (unsigned)(kWsTileBytes / 4);
+#pragma unroll
+                for (int k = 0; k < 4; k++)
+                    bulk_store(reinterpret_cast<char *>(a.out + base) + k * part,
+                               reinterpret_cast<const char *>(stage) + k * part, part);
+                bulk_commit();
+                held = s;
+            }
+        } else if (whole) {
             vec<T> *dst = reinterpret_cast<vec<T> *>(a.out + base);
             const vec<T> *vs = reinterpret_cast<const vec<T> *>(stage);
 #pragma unroll 4
@@ -951,7 +1031,15 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
 #ifdef WRC_SCAN_PROFILE
         if (r == 0) WRC_STAMP(t, kSStored, wrc_now());
 #endif
-        mbar_arrive(&sm.empty[s]);
+        if (held != s) mbar_arrive(&sm.empty[s]);
+    }
+    if (kBulkSt) {
+        release();
+        bulk_wait_all();         /* the outputs written before the block ends */
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+        /* ... and ordered before grid_done's barrier and fence */
+        asm volatile("fence.proxy.async.global;" ::: "memory");
+#endif
     }
 }
 
@@ -985,12 +1073,13 @@ k_scan_ws(ws_args<O, T> a, unsigned *tctr)
     else if (warp < 2 * kSquad + kLb) ws_lookback(a, sm, warp - 2 * kSquad, lane);
     else ws_load(a, stages, sm, tctr, lane);
     asm volatile("cp.async.wait_all;" ::: "memory");
+    grid_done(a.ds, a.dcount);
 }
 
 struct scan_fn {
     template <wr_op O, typename T>
     static wr_status run(lane &L, const void *in, void *out, size_t n, int exclusive,
-                         const void *carry_in, void *carry_out, char *err)
+                         const void *carry_in, void *carry_out, done_sig ds, char *err)
     {
         typedef typename carry_of<O, T>::type C;
         static_assert(sizeof(C) <= 8, "descriptor values are 8 bytes");
@@ -1037,6 +1126,8 @@ struct scan_fn {
         a.d = (tdesc *)L.sblk;
         a.carry_in = (const C *)carry_in;
         a.carry_out = (C *)carry_out;
+        a.ds = ds;
+        a.dcount = L.ctr + 3;
         kp<<<(unsigned)grid, ws_threads<C>(), dyn, L.st>>>(a, L.ctr + 1);  /* tickets [1], blocks done [2] */
         WRC_CKLAUNCH("scan kernel launch");
         return WR_SUCCESS;
@@ -1046,9 +1137,9 @@ struct scan_fn {
 } /* namespace */
 
 wr_status launch_scan(lane &L, const void *in, void *out, size_t n, wr_type t, wr_op o, int exclusive,
-                      const void *carry_in, void *carry_out, char *err)
+                      const void *carry_in, void *carry_out, done_sig ds, char *err)
 {
-    return dispatch<scan_fn>(t, o, L, in, out, n, exclusive, carry_in, carry_out, err);
+    return dispatch<scan_fn>(t, o, L, in, out, n, exclusive, carry_in, carry_out, ds, err);
 }
 
 } /* namespace wrc */

@@ -129,7 +129,7 @@ int main(int argc, char **argv)
         const size_t es = ti == 2 ? 8 : 4;
         const size_t tiles = (n + tile_elems(es) - 1) / tile_elems(es);
         auto scan = [&]() {
-            if (wrc::launch_scan(L, in, out, n, types[ti], WR_SUM, 0, nullptr, nullptr, err) != WR_SUCCESS) {
+            if (wrc::launch_scan(L, in, out, n, types[ti], WR_SUM, 0, nullptr, nullptr, wrc::kNoDone, err) != WR_SUCCESS) {
                 fprintf(stderr, "%s\n", err);
                 exit(1);
             }

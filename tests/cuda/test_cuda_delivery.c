@@ -11,9 +11,10 @@
  * in any residency, value also NULL), at n = 0 (reduce), 1, 1024 and a size
  * that spans several staging chunks, must give the cpu backend's result
  * (integer-valued data: exact), and repeated calls must not see an earlier
- * call's result.  All of it twice: with calls that wait by spinning on the
- * word their last kernel stores (the default) and with WARPRED_CUDA_WAIT=sync
- * (cudaStreamSynchronize).
+ * call's result.  Then rows, segments and scans on device-readable memory,
+ * whose calls end on a word their last kernel stores.  All of it twice:
+ * with calls that wait by spinning on that word (the default) and with
+ * WARPRED_CUDA_WAIT=sync (cudaStreamSynchronize).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -104,6 +105,57 @@ static void check_rows(const char *how)
     free(hoff);
 }
 
+/* Scans on device-readable memory (device and managed), whose kernel's
+ * blocks also finish independently, and whose outputs a managed-memory
+ * caller reads on the host as soon as the call returns: inclusive and
+ * exclusive, int32 and double (integer values: exact), 20 calls of 5 sizes
+ * (one element, one partial tile, several tiles and a partial one, 2^18 + 1
+ * elements), every input x output residency, in place every third call,
+ * odd calls one element off the 16-byte boundary, each against the cpu
+ * backend. */
+static void check_scans(const char *how)
+{
+    static const size_t sizes_s[] = { 1, 1000, 3 * 8192 + 5, (1u << 18) + 1, 40000 };
+    const size_t cap = (1u << 18) + 8;
+    void *hin = malloc(cap * 8), *want = malloc(cap * 8), *got = malloc(cap * 8);
+    void *din[2] = { res_alloc(RES_DEVICE, cap * 8), res_alloc(RES_MANAGED, cap * 8) };
+    void *dout[2] = { res_alloc(RES_DEVICE, cap * 8), res_alloc(RES_MANAGED, cap * 8) };
+    const enum res rk[2] = { RES_DEVICE, RES_MANAGED };
+    int good = 1;
+    if (!hin || !want || !got) bail("out of memory");
+    for (int c = 0; c < 20 && good; c++) {
+        const wr_type t = c & 2 ? WR_DOUBLE : WR_INT32;
+        const size_t n = sizes_s[c % 5], es = wr_type_size(t), at = c & 1;
+        const int ri = c % 2, ro = (c / 2) % 2, inplace = c % 3 == 0, ex = (c / 4) & 1;
+        if (n + at > cap) bail("scan of %zu does not fit", n);
+        fill(hin, t, n, 500 + (uint64_t)c);
+        char *src = (char *)din[ri] + at * es, *dst = inplace ? src : (char *)dout[ro] + at * es;
+        const enum res rdst = inplace ? rk[ri] : rk[ro];
+        res_put(rk[ri], src, hin, n * es);
+        if (!inplace) res_poison(rdst, dst, n * es, 0x5a);
+        if ((ex ? wr_exscan : wr_scan)(cpu, hin, want, n, t, WR_SUM) != WR_SUCCESS ||
+            (ex ? wr_exscan : wr_scan)(gpu, src, dst, n, t, WR_SUM) != WR_SUCCESS) {
+            diag("scan of %zu: %s / %s", n, wr_context_error(cpu), wr_context_error(gpu));
+            good = 0;
+            continue;
+        }
+        res_get(rdst, got, dst, n * es);
+        if (memcmp(want, got, n * es) != 0) {
+            diag("%s %s of %zu, %s in, %s out%s, call %d: wrong outputs", ex ? "exscan" : "scan", type_name[t],
+                 n, res_name[rk[ri]], res_name[rdst], inplace ? " (in place)" : "", c);
+            good = 0;
+        }
+    }
+    ok(good, "%s: wr_scan and wr_exscan on device and managed memory, 20 calls: the cpu's outputs", how);
+    for (int k = 0; k < 2; k++) {
+        res_free(rk[k], din[k]);
+        res_free(rk[k], dout[k]);
+    }
+    free(hin);
+    free(want);
+    free(got);
+}
+
 /* Every residency pair, on a cuda context made with WARPRED_CUDA_WAIT=wait
  * (NULL: unset). */
 static void check_all(const char *wait)
@@ -181,6 +233,7 @@ static void check_all(const char *wait)
            how, res_name[r]);
     }
     check_rows(how);
+    check_scans(how);
     wr_context_destroy(gpu);
 }
 
@@ -189,7 +242,7 @@ int main(void)
     int r;
 
     gpu_require();
-    plan(2 * (RES_COUNT * RES_COUNT + RES_COUNT + 1));
+    plan(2 * (RES_COUNT * RES_COUNT + RES_COUNT + 2));
     if (wr_context_create(&cpu, WR_BACKEND_CPU) != WR_SUCCESS) bail("cpu context: %s", wr_context_error(NULL));
     h = malloc(NMAX * 8);
     if (h == NULL) bail("out of memory");

@@ -357,61 +357,6 @@ __device__ __forceinline__ void bulk_copy(void *dst, const void *src, unsigned b
 #endif
 }
 
-/* Outputs go out of a stage by bulk copies too (sm_90, -DWRC_WS_BULKST=0:
- * by the scan squad's own 16-byte stores): one thread issues them, after
- * every thread's generic-proxy writes of the stage are fenced for the async
- * proxy (fence_async_smem, then the squad's barrier), and frees the stage
- * once the copies have read it (bulk_wait_read).  The squad then spends no
- * issue slots on 2048 stores a tile. */
-#ifndef WRC_WS_BULKST
-#define WRC_WS_BULKST 1
-#endif
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 900
-constexpr bool kBulkSt = false;
-#else
-constexpr bool kBulkSt = WRC_WS_TMA != 0 && WRC_WS_BULKST != 0;
-#endif
-
-__device__ __forceinline__ void fence_async_smem()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
-#endif
-}
-
-/* one bulk copy of `bytes` (a multiple of 16, both addresses 16-byte
- * aligned) from shared to global memory, in this thread's open bulk group */
-__device__ __forceinline__ void bulk_store(void *dst, const void *src, unsigned bytes)
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.global.shared::cta.bulk_group [%0], [%1], %2;"
-                 :: "l"(dst), "r"(smem_addr(src)), "r"(bytes) : "memory");
-#endif
-}
-
-__device__ __forceinline__ void bulk_commit()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.commit_group;" ::: "memory");
-#endif
-}
-
-/* this thread's bulk groups have read their sources (the stage is free) */
-__device__ __forceinline__ void bulk_wait_read()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.wait_group.read 0;" ::: "memory");
-#endif
-}
-
-/* ... and written their destinations */
-__device__ __forceinline__ void bulk_wait_all()
-{
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-    asm volatile("cp.async.bulk.wait_group 0;" ::: "memory");
-#endif
-}
-
 /* wait for the phase of parity ph to complete (acquire: what the arriving
  * threads wrote before arriving is visible after) */
 __device__ __forceinline__ void mbar_wait(unsigned long long *b, unsigned ph)
@@ -968,27 +913,16 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
     typedef warpred::op<O, C> FC;
     typedef wtile<T> W;
     constexpr int I = W::items, V = W::V;
-    int held = -1;              /* thread 0: the stage its bulk copies may still be reading */
-    /* thread 0 frees the stage its copies read, once they have */
-    auto release = [&]() {
-        if (held >= 0) {
-            bulk_wait_read();
-            mbar_arrive(&sm.empty[held]);
-            held = -1;
-        }
-    };
     for (unsigned it = 0;; it++) {
         const int s = (int)(it % kStagesWs);
         const unsigned ph = (it / kStagesWs) & 1u;
         const unsigned t = ws_tile(sm, it);
-        if (t == kEnd) break;
+        if (t == kEnd) return;
         T *stage = stages + (size_t)s * W::elems;
         T x[I];
         read_items(x, stage, r);
 #pragma unroll
         for (int k = 1; k < I; k++) x[k] = F::combine(x[k - 1], x[k]);
-        /* (the previous tile's copies have had this tile's reads to go) */
-        if (kBulkSt) release();
         mbar_wait(&sm.red[s], ph);
         const C tex = sm.tex[s][r];
 #ifdef WRC_SCAN_PROFILE
@@ -1002,24 +936,12 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
         /* (one branch per thread and tile, not per element) */
         if (m.wide()) put_outputs(stage, r, x, a.exclusive, m.base(), [&](T v) { return m.wide_out(v); });
         else          put_outputs(stage, r, x, a.exclusive, m.base(), [&](T v) { return m(v); });
-        const size_t base = (size_t)t * W::elems;
-        const bool whole = a.vec_ok && base + W::elems <= a.n;
-        if (kBulkSt && whole) fence_async_smem();
         squad_sync(2);
         /* copy out: consecutive threads, consecutive chunks */
+        const size_t base = (size_t)t * W::elems;
         if (WRC_WS_NOSTORE) {
             /* (experiment: no outputs) */
-        } else if (kBulkSt && whole) {
-            if (r == 0) {
-                constexpr unsigned part = (unsigned)(kWsTileBytes / 4);
-#pragma unroll
-                for (int k = 0; k < 4; k++)
-                    bulk_store(reinterpret_cast<char *>(a.out + base) + k * part,
-                               reinterpret_cast<const char *>(stage) + k * part, part);
-                bulk_commit();
-                held = s;
-            }
-        } else if (whole) {
+        } else if (a.vec_ok && base + W::elems <= a.n) {
             vec<T> *dst = reinterpret_cast<vec<T> *>(a.out + base);
             const vec<T> *vs = reinterpret_cast<const vec<T> *>(stage);
 #pragma unroll 4
@@ -1031,15 +953,7 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
 #ifdef WRC_SCAN_PROFILE
         if (r == 0) WRC_STAMP(t, kSStored, wrc_now());
 #endif
-        if (held != s) mbar_arrive(&sm.empty[s]);
-    }
-    if (kBulkSt) {
-        release();
-        bulk_wait_all();         /* the outputs written before the block ends */
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
-        /* ... and ordered before grid_done's barrier and fence */
-        asm volatile("fence.proxy.async.global;" ::: "memory");
-#endif
+        mbar_arrive(&sm.empty[s]);
     }
 }
 

@@ -446,9 +446,13 @@ template <typename T> __device__ __forceinline__ void read_items(T (&x)[wtile<T>
 }
 
 /* Load warp: copy tile t into the stage, 16-byte cp.async when the tile is
- * whole and aligned (`whole`), else element by element with the neutral
- * element past n (the scan of a partial tile needs no other care). */
-template <typename T, typename F>
+ * whole and aligned (`whole`), else element by element up to n.  Past n a
+ * partial tile's stage holds whatever it held: the reduce squad takes the
+ * neutral element there (past_n), the scan squad stores nothing from there.
+ * (Filling the rest of the stage with the neutral element, one element per
+ * lane at a time, took the load warp 3-4 us for the last tile of a scan:
+ * of a 1024-element scan's 14.7 us, tools/scan_phases, 2026-12-01.) */
+template <typename T>
 __device__ __forceinline__ void ws_stage(T *stage, const T *in, size_t n, size_t t, bool whole, int lane)
 {
     typedef wtile<T> W;
@@ -460,14 +464,27 @@ __device__ __forceinline__ void ws_stage(T *stage, const T *in, size_t n, size_t
         for (unsigned c = lane; c < W::elems / W::V; c += 32)
             asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" :: "r"(smem_addr(vs + swz<T>(c))), "l"(src + c) : "memory");
     } else {
-        for (unsigned e = lane; e < W::elems; e += 32) {
+        const unsigned lim = (unsigned)(n - base < W::elems ? n - base : W::elems);
+        for (unsigned e = lane; e < lim; e += 32) {
             T *dst = stage + phys<T>(e / W::V) * W::V + e % W::V;
-            if (base + e < n)
-                asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(smem_addr(dst)), "l"(in + base + e), "n"(sizeof(T)) : "memory");
-            else
-                *dst = F::neutral();
+            asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" :: "r"(smem_addr(dst)), "l"(in + base + e), "n"(sizeof(T)) : "memory");
         }
     }
+}
+
+/* The elements of a partial tile past n, in a squad thread's items (x[k] is
+ * element r * items + k of the tile, in either layout of the stage: see
+ * read_items), replaced by the neutral element. */
+template <typename F, typename T>
+__device__ __forceinline__ void past_n(T (&x)[wtile<T>::items], size_t n, size_t t, int r)
+{
+    constexpr int I = wtile<T>::items;
+    const size_t base = t * wtile<T>::elems;
+    if (base + wtile<T>::elems <= n) return;
+    const size_t lim = n - base;
+#pragma unroll
+    for (int k = 0; k < I; k++)
+        if ((size_t)r * I + k >= lim) x[k] = F::neutral();
 }
 
 template <wr_op O, typename T>
@@ -475,7 +492,6 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
                                         unsigned *tctr, int lane)
 {
     constexpr int kLb = lb_warps<typename carry_of<O, T>::type>();
-    typedef warpred::op<O, T> F;
     /* Tickets are drawn kAhead tiles ahead, so that their round trips
      * overlap the wait for a free stage and the copies of the tiles before (a
      * block then holds up to kAhead tiles it has not staged yet: its stages
@@ -564,7 +580,7 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
                     mbar_arrive(&sm.full[s]);
                 }
             } else {
-                if (!end) ws_stage<T, F>(stage, a.in, a.n, t, whole, lane);
+                if (!end) ws_stage(stage, a.in, a.n, t, whole, lane);
             }
             if (kTma) {
                 if (!whole) {
@@ -609,6 +625,7 @@ __device__ __forceinline__ void ws_reduce(const ws_args<O, T> &a, T *stages, ws_
 #endif
         T x[I];
         read_items(x, stages + (size_t)s * wtile<T>::elems, r);
+        past_n<F>(x, a.n, t, r);
         T f = x[0];
 #pragma unroll
         for (int k = 1; k < I; k++) f = F::combine(f, x[k]);
@@ -947,8 +964,8 @@ __device__ __forceinline__ void ws_scan(const ws_args<O, T> &a, T *stages, ws_sm
 #pragma unroll 4
             for (unsigned c = r; c < W::elems / V; c += kSquadThreads) dst[c] = vs[phys<T>(c)];
         } else {
-            for (unsigned e = r; e < W::elems; e += kSquadThreads)
-                if (base + e < a.n) a.out[base + e] = stage[phys<T>(e / V) * V + e % V];
+            const unsigned lim = (unsigned)(a.n - base < W::elems ? a.n - base : W::elems);
+            for (unsigned e = r; e < lim; e += kSquadThreads) a.out[base + e] = stage[phys<T>(e / V) * V + e % V];
         }
 #ifdef WRC_SCAN_PROFILE
         if (r == 0) WRC_STAMP(t, kSStored, wrc_now());

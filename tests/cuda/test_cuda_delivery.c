@@ -109,8 +109,8 @@ static void check_rows(const char *how)
  * blocks also finish independently, and whose outputs a managed-memory
  * caller reads on the host as soon as the call returns: inclusive and
  * exclusive, int32 and double (integer values: exact), 20 calls of 5 sizes
- * (one element, one partial tile, several tiles and a partial one, 2^18 + 1
- * elements), every input x output residency, in place every third call,
+ * (1, 1000, 3 * 8192 + 5, 40000 and 2^18 + 1 elements: one tile or several,
+ * the last one partial), every input x output residency, in place every third call,
  * odd calls one element off the 16-byte boundary, each against the cpu
  * backend. */
 static void check_scans(const char *how)

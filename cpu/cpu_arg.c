@@ -4,7 +4,7 @@
  * The answer is the first index of the extreme value, or of the first NaN
  * when there is one (NumPy's rule; -0 and +0 tie, so the first wins).  It is
  * exact, so any split of the work gives the same index; the array is cut as
- * the reductions cut it (blocks of WRC_BLOCK, at most WRC_CHUNKS_MAX chunks
+ * the reductions cut it (blocks of WRCPU_BLOCK, at most WRCPU_CHUNKS_MAX chunks
  * shared among threads) and chunk answers are merged left to right with
  * wr_arg_better_* from wr_ops.h, which keeps the earlier index on a tie.
  *
@@ -27,20 +27,20 @@
 #  include <emmintrin.h>
 #endif
 
-struct wrc_arg {
+struct wrcpu_arg {
     size_t size;
     /* the first index in x[0..n) holding *m, or the first NaN if *m is one */
-    size_t (*find)(const void *x, size_t n, const union wrc_val *m);
+    size_t (*find)(const void *x, size_t n, const union wrcpu_val *m);
     /* 1 if the element at b (later index) replaces the one at a */
     int (*better)(const void *a, const void *b, int is_max);
     /* floats: the block's extreme value or a NaN (NULL: the MIN/MAX reduce) */
-    void (*extreme)(const void *x, size_t n, int is_max, union wrc_val *m);
+    void (*extreme)(const void *x, size_t n, int is_max, union wrcpu_val *m);
 };
 
-#define WRC_DEF_ARG(sfx, T, U, E, K)                                             \
-    static size_t wrc_argfind_##sfx(const void *vx, size_t n, const union wrc_val *m) \
+#define WRCPU_DEF_ARG(sfx, T, U, E, K)                                             \
+    static size_t wrcpu_argfind_##sfx(const void *vx, size_t n, const union wrcpu_val *m) \
     {                                                                            \
-        enum { L = WRC_LANES(T) };                                               \
+        enum { L = WRCPU_LANES(T) };                                               \
         const T *x = (const T *)vx, v = m->sfx;                                  \
         size_t i, l;                                                             \
         if (v != v) {                                                            \
@@ -57,17 +57,17 @@ struct wrc_arg {
             if (x[i] == v) return i;                                             \
         return 0; /* not reached: the extreme is one of x[] */                   \
     }                                                                            \
-    static int wrc_argbetter_##sfx(const void *a, const void *b, int is_max)     \
+    static int wrcpu_argbetter_##sfx(const void *a, const void *b, int is_max)     \
     {                                                                            \
         return wr_arg_better_##sfx(*(const T *)a, *(const T *)b, is_max);        \
     }
-WRC_TYPES(WRC_DEF_ARG)
-#undef WRC_DEF_ARG
+WRCPU_TYPES(WRCPU_DEF_ARG)
+#undef WRCPU_DEF_ARG
 
 #if defined(__SSE2__)
-/* The main loop of wrc_fext_*: four vectors per step, four accumulators
+/* The main loop of wrcpu_fext_*: four vectors per step, four accumulators
  * combined with OP (max or min), and the running "any NaN" mask. */
-#define WRC_FEXT_LOOP(V, LOAD, UNORD, OR, OP)                                    \
+#define WRCPU_FEXT_LOOP(V, LOAD, UNORD, OR, OP)                                    \
     for (; i + U <= n; i += U) {                                                 \
         V p = LOAD(x + i), q = LOAD(x + i + L);                                  \
         V r = LOAD(x + i + 2 * L), s = LOAD(x + i + 3 * L);                      \
@@ -76,8 +76,8 @@ WRC_TYPES(WRC_DEF_ARG)
     }
 /* *m = the largest (is_max) or smallest element of x[0..n), n >= 1, or a NaN
  * when x holds one; a zero extreme may come back with either sign. */
-#define WRC_DEF_FEXT(sfx, T, V, SET1, LOAD, MAX, MIN, UNORD, OR, MASK)          \
-    static void wrc_fext_##sfx(const void *vx, size_t n, int is_max, union wrc_val *m) \
+#define WRCPU_DEF_FEXT(sfx, T, V, SET1, LOAD, MAX, MIN, UNORD, OR, MASK)          \
+    static void wrcpu_fext_##sfx(const void *vx, size_t n, int is_max, union wrcpu_val *m) \
     {                                                                            \
         enum { L = (int)(16 / sizeof(T)), U = 4 * L };                           \
         const T *x = (const T *)vx;                                              \
@@ -86,8 +86,8 @@ WRC_TYPES(WRC_DEF_ARG)
         int l, nan = 0;                                                          \
         if (n >= U) {                                                            \
             V a0 = SET1(x[0]), a1 = a0, a2 = a0, a3 = a0, un = UNORD(a0, a0);    \
-            if (is_max) WRC_FEXT_LOOP(V, LOAD, UNORD, OR, MAX)                   \
-            else        WRC_FEXT_LOOP(V, LOAD, UNORD, OR, MIN)                   \
+            if (is_max) WRCPU_FEXT_LOOP(V, LOAD, UNORD, OR, MAX)                   \
+            else        WRCPU_FEXT_LOOP(V, LOAD, UNORD, OR, MIN)                   \
             a0 = is_max ? MAX(MAX(a0, a1), MAX(a2, a3)) : MIN(MIN(a0, a1), MIN(a2, a3)); \
             memcpy(t, &a0, sizeof t);                                            \
             nan = MASK(un) != 0;                                                 \
@@ -102,35 +102,35 @@ WRC_TYPES(WRC_DEF_ARG)
         }                                                                        \
         m->sfx = nan ? (T)NAN : v;                                               \
     }
-WRC_DEF_FEXT(f32, float, __m128, _mm_set1_ps, _mm_loadu_ps, _mm_max_ps, _mm_min_ps, _mm_cmpunord_ps,
+WRCPU_DEF_FEXT(f32, float, __m128, _mm_set1_ps, _mm_loadu_ps, _mm_max_ps, _mm_min_ps, _mm_cmpunord_ps,
              _mm_or_ps, _mm_movemask_ps)
-WRC_DEF_FEXT(f64, double, __m128d, _mm_set1_pd, _mm_loadu_pd, _mm_max_pd, _mm_min_pd, _mm_cmpunord_pd,
+WRCPU_DEF_FEXT(f64, double, __m128d, _mm_set1_pd, _mm_loadu_pd, _mm_max_pd, _mm_min_pd, _mm_cmpunord_pd,
              _mm_or_pd, _mm_movemask_pd)
-#undef WRC_DEF_FEXT
-#undef WRC_FEXT_LOOP
-#define WRC_FEXT_f32 wrc_fext_f32
-#define WRC_FEXT_f64 wrc_fext_f64
+#undef WRCPU_DEF_FEXT
+#undef WRCPU_FEXT_LOOP
+#define WRCPU_FEXT_f32 wrcpu_fext_f32
+#define WRCPU_FEXT_f64 wrcpu_fext_f64
 #else
-#define WRC_FEXT_f32 NULL
-#define WRC_FEXT_f64 NULL
+#define WRCPU_FEXT_f32 NULL
+#define WRCPU_FEXT_f64 NULL
 #endif
-#define WRC_FEXT_i32 NULL
-#define WRC_FEXT_i64 NULL
-#define WRC_FEXT_u32 NULL
-#define WRC_FEXT_u64 NULL
+#define WRCPU_FEXT_i32 NULL
+#define WRCPU_FEXT_i64 NULL
+#define WRCPU_FEXT_u32 NULL
+#define WRCPU_FEXT_u64 NULL
 
-#define WRC_ARG_ENTRY(sfx, T, U, E, K) [E] = { sizeof(T), wrc_argfind_##sfx, wrc_argbetter_##sfx, WRC_FEXT_##sfx },
-static const struct wrc_arg wrc_arg_tab[WRC_NTYPES] = { WRC_TYPES(WRC_ARG_ENTRY) };
-#undef WRC_ARG_ENTRY
+#define WRCPU_ARG_ENTRY(sfx, T, U, E, K) [E] = { sizeof(T), wrcpu_argfind_##sfx, wrcpu_argbetter_##sfx, WRCPU_FEXT_##sfx },
+static const struct wrcpu_arg wrcpu_arg_tab[WRCPU_NTYPES] = { WRCPU_TYPES(WRCPU_ARG_ENTRY) };
+#undef WRCPU_ARG_ENTRY
 
 /* Index of the answer among blocks [b0, b1) of x (n elements in all). */
-static size_t arg_blocks(const struct wrc_arg *k, const struct wrc_red *ext, const char *x, size_t n,
+static size_t arg_blocks(const struct wrcpu_arg *k, const struct wrcpu_red *ext, const char *x, size_t n,
                          size_t b0, size_t b1, int is_max)
 {
     size_t best = 0, b;
     for (b = b0; b < b1; b++) {
-        size_t i = b * WRC_BLOCK, len = n - i < WRC_BLOCK ? n - i : WRC_BLOCK, j;
-        union wrc_val m;
+        size_t i = b * WRCPU_BLOCK, len = n - i < WRCPU_BLOCK ? n - i : WRCPU_BLOCK, j;
+        union wrcpu_val m;
         if (k->extreme) k->extreme(x + i * k->size, len, is_max, &m);
         else ext->block(x + i * k->size, len, &m);
         j = i + k->find(x + i * k->size, len, &m);
@@ -139,21 +139,21 @@ static size_t arg_blocks(const struct wrc_arg *k, const struct wrc_red *ext, con
     return best;
 }
 
-wr_status wrc_argext(const void *in, size_t count, wr_type type, int is_max, size_t *index, void *value,
+wr_status wrcpu_argext(const void *in, size_t count, wr_type type, int is_max, size_t *index, void *value,
                      char *err)
 {
-    const struct wrc_arg *k = &wrc_arg_tab[type];
-    const struct wrc_red *ext = wrc_red_kernels(type, is_max ? WR_MAX : WR_MIN);
+    const struct wrcpu_arg *k = &wrcpu_arg_tab[type];
+    const struct wrcpu_red *ext = wrcpu_red_kernels(type, is_max ? WR_MAX : WR_MIN);
     const char *x = (const char *)in;
-    size_t part[WRC_CHUNKS_MAX];
-    size_t nb = (count + WRC_BLOCK - 1) / WRC_BLOCK, cb = 1, nc, c, best;
+    size_t part[WRCPU_CHUNKS_MAX];
+    size_t nb = (count + WRCPU_BLOCK - 1) / WRCPU_BLOCK, cb = 1, nc, c, best;
     (void)err;
 
-    while ((nb + cb - 1) / cb > WRC_CHUNKS_MAX) cb *= 2;
+    while ((nb + cb - 1) / cb > WRCPU_CHUNKS_MAX) cb *= 2;
     nc = (nb + cb - 1) / cb;
     part[0] = 0;                        /* count >= 1, so nc >= 1 */
-    if (count >= WRC_PAR_MIN && wrc_max_threads() > 1) {
-        WRC_PRAGMA(omp parallel for schedule(static))
+    if (count >= WRCPU_PAR_MIN && wrcpu_max_threads() > 1) {
+        WRCPU_PRAGMA(omp parallel for schedule(static))
         for (c = 0; c < nc; c++)
             part[c] = arg_blocks(k, ext, x, count, c * cb, c + 1 == nc ? nb : (c + 1) * cb, is_max);
     } else {

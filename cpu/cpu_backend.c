@@ -54,35 +54,35 @@ static wr_status cpu_reduce(void *state, const void *in, void *out, size_t count
                             char *err)
 {
     (void)state;
-    return wrc_reduce(in, out, count, type, op, err);
+    return wrcpu_reduce(in, out, count, type, op, err);
 }
 
 static wr_status cpu_scan(void *state, const void *in, void *out, size_t count, wr_type type, wr_op op,
                           int exclusive, char *err)
 {
     (void)state;
-    return wrc_scan(in, out, count, type, op, exclusive, err);
+    return wrcpu_scan(in, out, count, type, op, exclusive, err);
 }
 
 static wr_status cpu_reduce_rows(void *state, const void *in, void *out, size_t rows, size_t cols,
                                  wr_type type, wr_op op, char *err)
 {
     (void)state;
-    return wrc_reduce_rows(in, out, rows, cols, type, op, err);
+    return wrcpu_reduce_rows(in, out, rows, cols, type, op, err);
 }
 
 static wr_status cpu_reduce_segments(void *state, const void *in, void *out, size_t nsegments,
                                      const size_t *offsets, wr_type type, wr_op op, char *err)
 {
     (void)state;
-    return wrc_reduce_segments(in, out, nsegments, offsets, type, op, err);
+    return wrcpu_reduce_segments(in, out, nsegments, offsets, type, op, err);
 }
 
 static wr_status cpu_argext(void *state, const void *in, size_t count, wr_type type, int is_max,
                             size_t *index, void *value, char *err)
 {
     (void)state;
-    return wrc_argext(in, count, type, is_max, index, value, err);
+    return wrcpu_argext(in, count, type, is_max, index, value, err);
 }
 
 /* Threads a call made now from this thread would run on: lib/'s AUTO cost

@@ -2,7 +2,7 @@
  * cpu_scan.c -- inclusive and exclusive scans on the host.
  *
  * Output i is base(block of i) op scan-inside-the-block(i), blocks of
- * WRC_SCAN_BLOCK elements:
+ * WRCPU_SCAN_BLOCK elements:
  *   - the scan inside a block runs in the element type from the neutral
  *     value: one sequential chain in the generic kernel; for SUM on x86-64,
  *     a prefix per SSE2 register plus a chain from register to register;
@@ -17,8 +17,8 @@
  * Block totals come from the reduce block kernel, so every output is a fixed
  * function of the input and the count, whatever the number of threads.
  *
- * The array is processed in runs of about WRC_SCAN_ROUND_BYTES (see
- * wrc_scan): a run is read from memory once to sum its blocks, then scanned
+ * The array is processed in runs of about WRCPU_SCAN_ROUND_BYTES (see
+ * wrcpu_scan): a run is read from memory once to sum its blocks, then scanned
  * again while it is still in L2, several blocks side by side so that their
  * dependency chains overlap, while the next run is prefetched.  The output is
  * written once, with streaming stores when it is larger than the caches.
@@ -34,35 +34,35 @@
 #include "cpu_internal.h"
 
 /* The running total before a block. */
-struct wrc_carry {
-    union wrc_val v;      /* integers: the total */
+struct wrcpu_carry {
+    union wrcpu_val v;      /* integers: the total */
     double hi, lo;        /* floats: the total is hi + lo (lo only for SUM) */
 };
 
-struct wrc_scan {
+struct wrcpu_scan {
     size_t size;
     /* the carry before element 0 (the identity) */
-    void (*start)(struct wrc_carry *c);
+    void (*start)(struct wrcpu_carry *c);
     /* for j in [0, n): bases[j] = *c (when bases != NULL); *c = *c op t[j] */
-    void (*advance)(struct wrc_carry *c, const union wrc_val *t, size_t n, struct wrc_carry *bases);
-    /* scan nblk <= WRC_SCAN_RUN_MAX consecutive blocks, full but the last
+    void (*advance)(struct wrcpu_carry *c, const union wrcpu_val *t, size_t n, struct wrcpu_carry *bases);
+    /* scan nblk <= WRCPU_SCAN_RUN_MAX consecutive blocks, full but the last
      * (of len_last elements), block w starting from bases[w]; streaming
      * stores when stream; pf: as many input bytes as this call reads, to
      * prefetch at the pace it reads its own (NULL: none) */
-    void (*tile)(const void *in, void *out, size_t nblk, size_t len_last, const struct wrc_carry *bases,
+    void (*tile)(const void *in, void *out, size_t nblk, size_t len_last, const struct wrcpu_carry *bases,
                  int exclusive, int stream, const char *pf);
 };
 
 /* Bytes of scanned blocks the SSE2 kernel stages in L1 before streaming them
  * out (whole blocks: 4 of float, 2 of double). */
-#define WRC_SCAN_STAGE 16384
+#define WRCPU_SCAN_STAGE 16384
 /* Most blocks a thread takes per round (the smallest type has 4 bytes). */
-#define WRC_SCAN_RUN_MAX (WRC_SCAN_ROUND_BYTES / (WRC_SCAN_BLOCK * 4))
+#define WRCPU_SCAN_RUN_MAX (WRCPU_SCAN_ROUND_BYTES / (WRCPU_SCAN_BLOCK * 4))
 
 /* Copy bytes (whole elements) to dst with non-temporal stores where dst is
- * 16-byte aligned; the caller fences (wrc_stream_fence) before its results
+ * 16-byte aligned; the caller fences (wrcpu_stream_fence) before its results
  * are read by anyone. */
-static void wrc_stream_copy(void *dst, const void *src, size_t bytes)
+static void wrcpu_stream_copy(void *dst, const void *src, size_t bytes)
 {
 #if defined(__SSE2__)
     char *d = (char *)dst;
@@ -89,7 +89,7 @@ static void wrc_stream_copy(void *dst, const void *src, size_t bytes)
 #endif
 }
 
-static void wrc_stream_fence(void)
+static void wrcpu_stream_fence(void)
 {
 #if defined(__SSE2__)
     _mm_sfence();
@@ -98,7 +98,7 @@ static void wrc_stream_fence(void)
 
 /* a op b for the double carry of a float scan (op is a constant where this
  * is inlined; the bitwise ops never reach here). */
-static inline double wrc_dop(wr_op op, double a, double b)
+static inline double wrcpu_dop(wr_op op, double a, double b)
 {
     switch (op) {
     case WR_SUM:  return a + b;
@@ -109,35 +109,35 @@ static inline double wrc_dop(wr_op op, double a, double b)
     }
 }
 
-#define WRC_DEF_SCAN(sfx, T, U, E, K, op, OE)                                    \
-    static void wrc_sstart_##sfx##_##op(struct wrc_carry *c)                     \
+#define WRCPU_DEF_SCAN(sfx, T, U, E, K, op, OE)                                    \
+    static void wrcpu_sstart_##sfx##_##op(struct wrcpu_carry *c)                     \
     {                                                                            \
         c->v.sfx = wr_ident_##op##_##sfx();                                      \
-        c->hi = (double)WRC_NEUTRAL(T, OE, wr_ident_##op##_##sfx());             \
+        c->hi = (double)WRCPU_NEUTRAL(T, OE, wr_ident_##op##_##sfx());             \
         c->lo = 0;                                                               \
     }                                                                            \
-    static void wrc_sadv_##sfx##_##op(struct wrc_carry *c, const union wrc_val *t, \
-                                      size_t n, struct wrc_carry *bases)         \
+    static void wrcpu_sadv_##sfx##_##op(struct wrcpu_carry *c, const union wrcpu_val *t, \
+                                      size_t n, struct wrcpu_carry *bases)         \
     {                                                                            \
         size_t j;                                                                \
         for (j = 0; j < n; j++) {                                                \
             if (bases != NULL) bases[j] = *c;                                    \
-            if (!WRC_IS_FLOAT(T)) {                                              \
+            if (!WRCPU_IS_FLOAT(T)) {                                              \
                 c->v.sfx = wr_##op##_##sfx(c->v.sfx, t[j].sfx);                  \
             } else if (OE == WR_SUM) {  /* TwoSum: hi + lo gains t exactly */    \
                 double a = c->hi, b = (double)t[j].sfx, s = a + b, bb = s - a;   \
                 c->lo += (a - (s - bb)) + (b - bb);                              \
                 c->hi = s;                                                       \
             } else {                                                             \
-                c->hi = wrc_dop(OE, c->hi, (double)t[j].sfx);                    \
+                c->hi = wrcpu_dop(OE, c->hi, (double)t[j].sfx);                    \
             }                                                                    \
         }                                                                        \
     }                                                                            \
     /* the block's base as written (hi) and where its chain starts */            \
-    static inline void wrc_sbase_##sfx##_##op(const struct wrc_carry *c, T *hi, T *start) \
+    static inline void wrcpu_sbase_##sfx##_##op(const struct wrcpu_carry *c, T *hi, T *start) \
     {                                                                            \
-        *start = WRC_NEUTRAL(T, OE, wr_ident_##op##_##sfx());                    \
-        if (!WRC_IS_FLOAT(T)) {                                                  \
+        *start = WRCPU_NEUTRAL(T, OE, wr_ident_##op##_##sfx());                    \
+        if (!WRCPU_IS_FLOAT(T)) {                                                  \
             *hi = c->v.sfx;                                                      \
         } else {                                                                 \
             *hi = (T)c->hi;                                                      \
@@ -149,32 +149,32 @@ static inline double wrc_dop(wr_op op, double a, double b)
     }                                                                            \
     /* n steps of ways blocks side by side (ways a constant where inlined): */   \
     /* block w reads in[w * S + k] and writes out[w * S + k] */                  \
-    static inline void wrc_srun_##sfx##_##op(const T *in, T *out, const T *hi,   \
+    static inline void wrcpu_srun_##sfx##_##op(const T *in, T *out, const T *hi,   \
                                              T *acc, size_t ways, size_t n,      \
                                              int exclusive, const char *pf)      \
     {                                                                            \
         size_t k, w;                                                             \
         for (k = 0; k < n; k++) {                                                \
-            if (pf != NULL) WRC_PREFETCH(pf + k * ways * sizeof(T));             \
-            WRC_UNROLL                                                           \
+            if (pf != NULL) WRCPU_PREFETCH(pf + k * ways * sizeof(T));             \
+            WRCPU_UNROLL                                                           \
             for (w = 0; w < ways; w++) {                                         \
-                T x = in[w * WRC_SCAN_BLOCK + k];                                \
+                T x = in[w * WRCPU_SCAN_BLOCK + k];                                \
                 if (exclusive) {                                                 \
-                    out[w * WRC_SCAN_BLOCK + k] = wr_##op##_##sfx(hi[w], acc[w]); \
+                    out[w * WRCPU_SCAN_BLOCK + k] = wr_##op##_##sfx(hi[w], acc[w]); \
                     acc[w] = wr_##op##_##sfx(acc[w], x);                         \
                 } else {                                                         \
                     acc[w] = wr_##op##_##sfx(acc[w], x);                         \
-                    out[w * WRC_SCAN_BLOCK + k] = wr_##op##_##sfx(hi[w], acc[w]); \
+                    out[w * WRCPU_SCAN_BLOCK + k] = wr_##op##_##sfx(hi[w], acc[w]); \
                 }                                                                \
             }                                                                    \
         }                                                                        \
     }                                                                            \
     /* scalar chains, compute-bound: plain stores (stream is not used) */      \
-    static void wrc_stile_##sfx##_##op(const void *vin, void *vout, size_t nblk,  \
-                                       size_t len_last, const struct wrc_carry *bases, \
+    static void wrcpu_stile_##sfx##_##op(const void *vin, void *vout, size_t nblk,  \
+                                       size_t len_last, const struct wrcpu_carry *bases, \
                                        int exclusive, int stream, const char *pf) \
     {                                                                            \
-        enum { W = WRC_SCAN_WAYS, S = WRC_SCAN_BLOCK };                          \
+        enum { W = WRCPU_SCAN_WAYS, S = WRCPU_SCAN_BLOCK };                          \
         const T *in = (const T *)vin;                                            \
         T *out = (T *)vout;                                                      \
         T hi[W], acc[W];                                                         \
@@ -183,32 +183,32 @@ static inline double wrc_dop(wr_op op, double a, double b)
         for (g = 0; g < nblk; g += W) {         /* W blocks side by side */      \
             size_t nw = nblk - g < W ? nblk - g : W;                             \
             const char *p = pf ? pf + g * S * sizeof(T) : NULL;                  \
-            for (w = 0; w < nw; w++) wrc_sbase_##sfx##_##op(&bases[g + w], &hi[w], &acc[w]); \
+            for (w = 0; w < nw; w++) wrcpu_sbase_##sfx##_##op(&bases[g + w], &hi[w], &acc[w]); \
             if (nw == W && (g + W < nblk || len_last == S)) {                    \
-                if (exclusive) wrc_srun_##sfx##_##op(in + g * S, out + g * S, hi, acc, W, S, 1, p); \
-                else           wrc_srun_##sfx##_##op(in + g * S, out + g * S, hi, acc, W, S, 0, p); \
+                if (exclusive) wrcpu_srun_##sfx##_##op(in + g * S, out + g * S, hi, acc, W, S, 1, p); \
+                else           wrcpu_srun_##sfx##_##op(in + g * S, out + g * S, hi, acc, W, S, 0, p); \
             } else {             /* the end of the array: one block at a time */ \
                 for (w = 0; w < nw; w++) {                                       \
                     size_t len = g + w + 1 == nblk ? len_last : S;               \
-                    wrc_srun_##sfx##_##op(in + (g + w) * S, out + (g + w) * S, hi + w, acc + w, 1, \
+                    wrcpu_srun_##sfx##_##op(in + (g + w) * S, out + (g + w) * S, hi + w, acc + w, 1, \
                                           len, exclusive, NULL);                 \
                 }                                                                \
             }                                                                    \
         }                                                                        \
     }
-#define WRC_PAIR WRC_DEF_SCAN
-WRC_PAIRS
-#undef WRC_PAIR
+#define WRCPU_PAIR WRCPU_DEF_SCAN
+WRCPU_PAIRS
+#undef WRCPU_PAIR
 
-#define WRC_SCAN_ENTRY(sfx, T, U, E, K, op, OE)                                  \
-    [E][OE] = { sizeof(T), wrc_sstart_##sfx##_##op, wrc_sadv_##sfx##_##op, \
-                wrc_stile_##sfx##_##op },
-static const struct wrc_scan wrc_scan_tab[WRC_NTYPES][WRC_NOPS] = {
-#define WRC_PAIR WRC_SCAN_ENTRY
-    WRC_PAIRS
-#undef WRC_PAIR
+#define WRCPU_SCAN_ENTRY(sfx, T, U, E, K, op, OE)                                  \
+    [E][OE] = { sizeof(T), wrcpu_sstart_##sfx##_##op, wrcpu_sadv_##sfx##_##op, \
+                wrcpu_stile_##sfx##_##op },
+static const struct wrcpu_scan wrcpu_scan_tab[WRCPU_NTYPES][WRCPU_NOPS] = {
+#define WRCPU_PAIR WRCPU_SCAN_ENTRY
+    WRCPU_PAIRS
+#undef WRCPU_PAIR
 };
-#undef WRC_SCAN_ENTRY
+#undef WRCPU_SCAN_ENTRY
 
 #if defined(__SSE2__)
 /*
@@ -223,7 +223,7 @@ static const struct wrc_scan wrc_scan_tab[WRC_NTYPES][WRC_NOPS] = {
  * inside the block), with the prefix summed in another (equally fixed)
  * order.
  */
-static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
+static inline __m128i wrcpu_vadd(__m128i a, __m128i b, int is_float, size_t size)
 {
     if (is_float && size == 4) return _mm_castps_si128(_mm_add_ps(_mm_castsi128_ps(a), _mm_castsi128_ps(b)));
     if (is_float) return _mm_castpd_si128(_mm_add_pd(_mm_castsi128_pd(a), _mm_castsi128_pd(b)));
@@ -231,12 +231,12 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
     return _mm_add_epi64(a, b);
 }
 
-#define WRC_DEF_VSCAN(sfx, T, U, E, K)                                           \
-    static inline __m128i wrc_vadd_##sfx(__m128i a, __m128i b)                   \
+#define WRCPU_DEF_VSCAN(sfx, T, U, E, K)                                           \
+    static inline __m128i wrcpu_vadd_##sfx(__m128i a, __m128i b)                   \
     {                                                                            \
-        return wrc_vadd(a, b, WRC_IS_FLOAT(T), sizeof(T));                       \
+        return wrcpu_vadd(a, b, WRCPU_IS_FLOAT(T), sizeof(T));                       \
     }                                                                            \
-    static inline __m128i wrc_vset_##sfx(T v)                                    \
+    static inline __m128i wrcpu_vset_##sfx(T v)                                    \
     {                                                                            \
         T lane[16 / sizeof(T)];                                                  \
         size_t i;                                                                \
@@ -246,81 +246,81 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
     /* ways blocks side by side, n elements each (a multiple of the lanes);   */ \
     /* per step, prefetch what the step reads from pf and stream what it     */ \
     /* writes from cps (an earlier stage) to cpd, when they are not NULL     */ \
-    WRC_INLINE void wrc_vrun_##sfx(const T *in, T *out, size_t ways, size_t n, \
+    WRCPU_INLINE void wrcpu_vrun_##sfx(const T *in, T *out, size_t ways, size_t n, \
                                    const __m128i *hi, __m128i *carry, int exclusive, \
                                    const char *pf, const __m128i *cps, __m128i *cpd) \
     {                                                                            \
         /* lanes shifted in hold the neutral: -0 for floats (bits of the */     \
         /* sign only), 0 for integers */                                         \
-        const T f1[16 / sizeof(T)] = { WRC_NEUTRAL(T, WR_SUM, 0) };              \
-        const T f2[16 / sizeof(T)] = { WRC_NEUTRAL(T, WR_SUM, 0), WRC_NEUTRAL(T, WR_SUM, 0) }; \
+        const T f1[16 / sizeof(T)] = { WRCPU_NEUTRAL(T, WR_SUM, 0) };              \
+        const T f2[16 / sizeof(T)] = { WRCPU_NEUTRAL(T, WR_SUM, 0), WRCPU_NEUTRAL(T, WR_SUM, 0) }; \
         const __m128i fill1 = _mm_loadu_si128((const __m128i *)(const void *)f1); \
         const __m128i fill2 = _mm_loadu_si128((const __m128i *)(const void *)f2); \
         __m128i c[4], h[4];                 /* in registers, not through carry */ \
         size_t k, w, j = 0;                                                      \
         for (w = 0; w < ways; w++) { c[w] = carry[w]; h[w] = hi[w]; }            \
         for (k = 0; k < n; k += 16 / sizeof(T)) {                                \
-            if (pf != NULL) WRC_PREFETCH(pf + k * ways * sizeof(T));             \
+            if (pf != NULL) WRCPU_PREFETCH(pf + k * ways * sizeof(T));             \
             if (cps != NULL) {                                                   \
                 for (w = 0; w < ways; w++)                                       \
                     _mm_stream_si128(cpd + j + w, _mm_load_si128(cps + j + w));  \
                 j += ways;                                                       \
             }                                                                    \
-            WRC_UNROLL                                                           \
+            WRCPU_UNROLL                                                           \
             for (w = 0; w < ways; w++) {                                         \
-                __m128i l = _mm_loadu_si128((const __m128i *)(const void *)(in + w * WRC_SCAN_BLOCK + k)); \
+                __m128i l = _mm_loadu_si128((const __m128i *)(const void *)(in + w * WRCPU_SCAN_BLOCK + k)); \
                 __m128i r;                                                       \
-                l = wrc_vadd_##sfx(l, _mm_or_si128(_mm_slli_si128(l, sizeof(T)), fill1)); \
+                l = wrcpu_vadd_##sfx(l, _mm_or_si128(_mm_slli_si128(l, sizeof(T)), fill1)); \
                 if (sizeof(T) == 4)                                              \
-                    l = wrc_vadd_##sfx(l, _mm_or_si128(_mm_slli_si128(l, 8), fill2)); \
+                    l = wrcpu_vadd_##sfx(l, _mm_or_si128(_mm_slli_si128(l, 8), fill2)); \
                 if (exclusive) {                                                 \
-                    r = wrc_vadd_##sfx(c[w], _mm_or_si128(_mm_slli_si128(l, sizeof(T)), fill1)); \
-                    c[w] = wrc_vadd_##sfx(c[w], sizeof(T) == 4 ? _mm_shuffle_epi32(l, 0xff) \
+                    r = wrcpu_vadd_##sfx(c[w], _mm_or_si128(_mm_slli_si128(l, sizeof(T)), fill1)); \
+                    c[w] = wrcpu_vadd_##sfx(c[w], sizeof(T) == 4 ? _mm_shuffle_epi32(l, 0xff) \
                                                                : _mm_shuffle_epi32(l, 0xee)); \
                 } else {        /* the last lane is the new running total */    \
-                    r = wrc_vadd_##sfx(c[w], l);                                 \
+                    r = wrcpu_vadd_##sfx(c[w], l);                                 \
                     c[w] = sizeof(T) == 4 ? _mm_shuffle_epi32(r, 0xff) : _mm_shuffle_epi32(r, 0xee); \
                 }                                                                \
-                r = wrc_vadd_##sfx(h[w], r);                                     \
-                _mm_storeu_si128((__m128i *)(void *)(out + w * WRC_SCAN_BLOCK + k), r); \
+                r = wrcpu_vadd_##sfx(h[w], r);                                     \
+                _mm_storeu_si128((__m128i *)(void *)(out + w * WRCPU_SCAN_BLOCK + k), r); \
             }                                                                    \
         }                                                                        \
         for (w = 0; w < ways; w++) carry[w] = c[w];                              \
     }                                                                            \
     /* the loop above with constant ways and exclusive, so that the running  */ \
     /* totals stay in registers */                                             \
-    WRC_INLINE void wrc_vrun2_##sfx(const T *in, T *out, size_t ways, size_t n, \
+    WRCPU_INLINE void wrcpu_vrun2_##sfx(const T *in, T *out, size_t ways, size_t n, \
                                     const __m128i *hi, __m128i *carry, int exclusive, \
                                     const char *pf, const __m128i *cps, __m128i *cpd) \
     {                                                                            \
         if (ways == 4) {                                                         \
-            if (exclusive) wrc_vrun_##sfx(in, out, 4, n, hi, carry, 1, pf, cps, cpd); \
-            else           wrc_vrun_##sfx(in, out, 4, n, hi, carry, 0, pf, cps, cpd); \
+            if (exclusive) wrcpu_vrun_##sfx(in, out, 4, n, hi, carry, 1, pf, cps, cpd); \
+            else           wrcpu_vrun_##sfx(in, out, 4, n, hi, carry, 0, pf, cps, cpd); \
         } else if (ways == 2) {                                                  \
-            if (exclusive) wrc_vrun_##sfx(in, out, 2, n, hi, carry, 1, pf, cps, cpd); \
-            else           wrc_vrun_##sfx(in, out, 2, n, hi, carry, 0, pf, cps, cpd); \
+            if (exclusive) wrcpu_vrun_##sfx(in, out, 2, n, hi, carry, 1, pf, cps, cpd); \
+            else           wrcpu_vrun_##sfx(in, out, 2, n, hi, carry, 0, pf, cps, cpd); \
         } else {                                                                 \
-            if (exclusive) wrc_vrun_##sfx(in, out, 1, n, hi, carry, 1, pf, cps, cpd); \
-            else           wrc_vrun_##sfx(in, out, 1, n, hi, carry, 0, pf, cps, cpd); \
+            if (exclusive) wrcpu_vrun_##sfx(in, out, 1, n, hi, carry, 1, pf, cps, cpd); \
+            else           wrcpu_vrun_##sfx(in, out, 1, n, hi, carry, 0, pf, cps, cpd); \
         }                                                                        \
     }                                                                            \
-    static void wrc_vtile_##sfx(const void *vin, void *vout, size_t nblk,        \
-                                size_t len_last, const struct wrc_carry *bases,  \
+    static void wrcpu_vtile_##sfx(const void *vin, void *vout, size_t nblk,        \
+                                size_t len_last, const struct wrcpu_carry *bases,  \
                                 int exclusive, int stream, const char *pf)       \
     {                                                                            \
-        enum { S = WRC_SCAN_BLOCK, V = 16 / sizeof(T) };                         \
+        enum { S = WRCPU_SCAN_BLOCK, V = 16 / sizeof(T) };                         \
         const T *in = (const T *)vin;                                            \
         T *out = (T *)vout;                                                      \
-        __m128i hi[WRC_SCAN_RUN_MAX], carry[WRC_SCAN_RUN_MAX];                   \
-        T h[WRC_SCAN_RUN_MAX], lane[V];                                          \
+        __m128i hi[WRCPU_SCAN_RUN_MAX], carry[WRCPU_SCAN_RUN_MAX];                   \
+        T h[WRCPU_SCAN_RUN_MAX], lane[V];                                          \
         size_t w, nfull = len_last == S ? nblk : nblk - 1;                       \
         /* the blocks' starts keep out's alignment (S * size % 16 == 0) */       \
         stream = stream && ((uintptr_t)out & 15) == 0;                           \
         for (w = 0; w < nblk; w++) {                                             \
             T start;                                                             \
-            wrc_sbase_##sfx##_sum(&bases[w], &h[w], &start);                     \
-            hi[w] = wrc_vset_##sfx(h[w]);                                        \
-            carry[w] = wrc_vset_##sfx(start);                                    \
+            wrcpu_sbase_##sfx##_sum(&bases[w], &h[w], &start);                     \
+            hi[w] = wrcpu_vset_##sfx(h[w]);                                        \
+            carry[w] = wrcpu_vset_##sfx(start);                                    \
         }                                                                        \
         w = 0;                                                                   \
         if (stream) {                                                            \
@@ -328,30 +328,30 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
             /* filled, the other streams out a line per step: one          */ \
             /* contiguous write-combining stream (blocks side by side would */ \
             /* need one each), drained while the arithmetic goes on          */ \
-            enum { G = WRC_SCAN_STAGE / (S * sizeof(T)), GB = G * S * sizeof(T) }; \
-            __m128i stage[2][WRC_SCAN_STAGE / 16];                               \
+            enum { G = WRCPU_SCAN_STAGE / (S * sizeof(T)), GB = G * S * sizeof(T) }; \
+            __m128i stage[2][WRCPU_SCAN_STAGE / 16];                               \
             size_t g = 0;                                                        \
             for (; w + G <= nfull; w += G, g++)                                  \
-                wrc_vrun2_##sfx(in + w * S, (T *)(void *)stage[g & 1], G, S, hi + w, carry + w, \
+                wrcpu_vrun2_##sfx(in + w * S, (T *)(void *)stage[g & 1], G, S, hi + w, carry + w, \
                                 exclusive, pf ? pf + w * S * sizeof(T) : NULL,   \
                                 g ? stage[(g - 1) & 1] : NULL,                   \
                                 g ? (__m128i *)(void *)(out + (w - G) * S) : NULL); \
-            if (g) wrc_stream_copy(out + (w - G) * S, stage[(g - 1) & 1], GB);   \
+            if (g) wrcpu_stream_copy(out + (w - G) * S, stage[(g - 1) & 1], GB);   \
         }                                                                        \
         for (; w + 4 <= nfull; w += 4)                                           \
-            wrc_vrun2_##sfx(in + w * S, out + w * S, 4, S, hi + w, carry + w, exclusive, \
+            wrcpu_vrun2_##sfx(in + w * S, out + w * S, 4, S, hi + w, carry + w, exclusive, \
                             pf ? pf + w * S * sizeof(T) : NULL, NULL, NULL);     \
         for (; w + 2 <= nfull; w += 2)                                           \
-            wrc_vrun2_##sfx(in + w * S, out + w * S, 2, S, hi + w, carry + w, exclusive, \
+            wrcpu_vrun2_##sfx(in + w * S, out + w * S, 2, S, hi + w, carry + w, exclusive, \
                             pf ? pf + w * S * sizeof(T) : NULL, NULL, NULL);     \
         if (w < nfull)                                                           \
-            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, S, hi + w, carry + w, exclusive, \
+            wrcpu_vrun2_##sfx(in + w * S, out + w * S, 1, S, hi + w, carry + w, exclusive, \
                             pf ? pf + w * S * sizeof(T) : NULL, NULL, NULL);     \
         if (nfull < nblk) {        /* a short last block: vectors, then one by one */ \
             size_t nv = len_last / V * V, k;                                     \
             T acc;                                                               \
             w = nfull;                                                           \
-            wrc_vrun2_##sfx(in + w * S, out + w * S, 1, nv, hi + w, carry + w, exclusive, NULL, NULL, NULL); \
+            wrcpu_vrun2_##sfx(in + w * S, out + w * S, 1, nv, hi + w, carry + w, exclusive, NULL, NULL, NULL); \
             _mm_storeu_si128((__m128i *)(void *)lane, carry[w]);                 \
             acc = lane[V - 1];                                                   \
             for (k = nv; k < len_last; k++) {                                    \
@@ -366,32 +366,32 @@ static inline __m128i wrc_vadd(__m128i a, __m128i b, int is_float, size_t size)
             }                                                                    \
         }                                                                        \
     }
-WRC_TYPES(WRC_DEF_VSCAN)
-#undef WRC_DEF_VSCAN
+WRCPU_TYPES(WRCPU_DEF_VSCAN)
+#undef WRCPU_DEF_VSCAN
 
-#define WRC_VTILE_ENTRY(sfx, T, U, E, K) [E] = wrc_vtile_##sfx,
-static void (*const wrc_vtile_tab[WRC_NTYPES])(const void *, void *, size_t, size_t,
-                                               const struct wrc_carry *, int, int, const char *) = {
-    WRC_TYPES(WRC_VTILE_ENTRY)
+#define WRCPU_VTILE_ENTRY(sfx, T, U, E, K) [E] = wrcpu_vtile_##sfx,
+static void (*const wrcpu_vtile_tab[WRCPU_NTYPES])(const void *, void *, size_t, size_t,
+                                               const struct wrcpu_carry *, int, int, const char *) = {
+    WRCPU_TYPES(WRCPU_VTILE_ENTRY)
 };
-#undef WRC_VTILE_ENTRY
+#undef WRCPU_VTILE_ENTRY
 #endif /* __SSE2__ */
 
 /* Totals of blocks [b0, b1) into t[0..b1-b0), by the reduce block kernel. */
-static void block_totals(const struct wrc_red *red, const char *in, size_t count, size_t b0, size_t b1,
-                         union wrc_val *t)
+static void block_totals(const struct wrcpu_red *red, const char *in, size_t count, size_t b0, size_t b1,
+                         union wrcpu_val *t)
 {
     size_t b;
     for (b = b0; b < b1; b++) {
-        size_t i = b * WRC_SCAN_BLOCK, len = count - i < WRC_SCAN_BLOCK ? count - i : WRC_SCAN_BLOCK;
+        size_t i = b * WRCPU_SCAN_BLOCK, len = count - i < WRCPU_SCAN_BLOCK ? count - i : WRCPU_SCAN_BLOCK;
         red->block(in + i * red->size, len, &t[b - b0]);
     }
 }
 
 /* One run of the scan: what a thread knows about the call. */
-struct wrc_scan_call {
-    const struct wrc_scan *k;
-    const struct wrc_red *red;
+struct wrcpu_scan_call {
+    const struct wrcpu_scan *k;
+    const struct wrcpu_red *red;
     const char *in;
     char *out;
     size_t count, nb, run;        /* elements, blocks, blocks per run */
@@ -405,48 +405,49 @@ struct wrc_scan_call {
  * next run from memory overlaps this run's arithmetic instead of following
  * it (the last run, shorter, is not prefetched).
  */
-static void scan_blocks(const struct wrc_scan_call *c, size_t b0, size_t b1, const struct wrc_carry *bases,
+static void scan_blocks(const struct wrcpu_scan_call *c, size_t b0, size_t b1, const struct wrcpu_carry *bases,
                         const char *pf, size_t pf_len)
 {
-    size_t len_last = b1 == c->nb ? c->count - (c->nb - 1) * WRC_SCAN_BLOCK : WRC_SCAN_BLOCK;
-    size_t off = b0 * WRC_SCAN_BLOCK * c->k->size;
-    const char *p = pf != NULL && pf_len >= (b1 - b0) * WRC_SCAN_BLOCK * c->k->size ? pf : NULL;
+    size_t len_last = b1 == c->nb ? c->count - (c->nb - 1) * WRCPU_SCAN_BLOCK : WRCPU_SCAN_BLOCK;
+    size_t off = b0 * WRCPU_SCAN_BLOCK * c->k->size;
+    const char *p = pf != NULL && pf_len >= (b1 - b0) * WRCPU_SCAN_BLOCK * c->k->size ? pf : NULL;
     c->k->tile(c->in + off, c->out + off, b1 - b0, len_last, bases, c->exclusive, c->stream, p);
 }
 
 /* Input bytes of run j (NULL when there is none). */
-static const char *run_start(const struct wrc_scan_call *c, size_t j, size_t *len)
+static const char *run_start(const struct wrcpu_scan_call *c, size_t j, size_t *len)
 {
     size_t b0 = j * c->run, b1 = b0 + c->run < c->nb ? b0 + c->run : c->nb;
     if (b0 >= c->nb) {
         *len = 0;
         return NULL;
     }
-    *len = ((b1 == c->nb ? c->count : b1 * WRC_SCAN_BLOCK) - b0 * WRC_SCAN_BLOCK) * c->k->size;
-    return c->in + b0 * WRC_SCAN_BLOCK * c->k->size;
+    *len = ((b1 == c->nb ? c->count : b1 * WRCPU_SCAN_BLOCK) - b0 * WRCPU_SCAN_BLOCK) * c->k->size;
+    return c->in + b0 * WRCPU_SCAN_BLOCK * c->k->size;
 }
 
 /* exscan's out[0] is the identity (+0 for float SUM, whose chains start
  * from -0). */
-static void set_first(const struct wrc_red *red, void *out, int exclusive)
+static void set_first(const struct wrcpu_red *red, void *out, int exclusive)
 {
-    union wrc_val v;
+    union wrcpu_val v;
     if (!exclusive) return;
     red->ident(&v);
-    wrc_store(red, out, &v);
+    wrcpu_store(red, out, &v);
 }
 
 /*
  * The hand-off between consecutive runs: run j publishes the carry after its
- * last block in slot j % WRC_SCAN_SLOTS and then sets seq to j + 1.  Run j+1
- * reads it before it publishes its own, so by the time run j + SLOTS reuses
- * the slot its reader is done (any ring of two or more slots is safe).
+ * last block in handoff[j % WRCPU_SCAN_HANDOFFS] and then sets seq to j + 1.
+ * Run j+1 reads it before it publishes its own, so by the time run
+ * j + WRCPU_SCAN_HANDOFFS reuses the entry its reader is done (any ring of
+ * two or more entries is safe).
  */
-#define WRC_SCAN_SLOTS 64
-struct wrc_slot {
-    struct wrc_carry carry;
+#define WRCPU_SCAN_HANDOFFS 64
+struct wrcpu_handoff {
+    struct wrcpu_carry carry;
     size_t seq;                        /* accessed atomically */
-    char pad[64 - (sizeof(struct wrc_carry) + sizeof(size_t)) % 64];
+    char pad[64 - (sizeof(struct wrcpu_carry) + sizeof(size_t)) % 64];
 };
 
 #ifdef _OPENMP
@@ -467,33 +468,33 @@ static void wait_seq(const size_t *seq, size_t want)
 }
 #endif
 
-wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op op, int exclusive,
+wr_status wrcpu_scan(const void *in, void *out, size_t count, wr_type type, wr_op op, int exclusive,
                    char *err)
 {
-    struct wrc_scan kern = wrc_scan_tab[type][op];
-    struct wrc_scan_call c;
-    union wrc_val t[WRC_SCAN_RUN_MAX];
-    struct wrc_carry carry, bases[WRC_SCAN_RUN_MAX];
+    struct wrcpu_scan kern = wrcpu_scan_tab[type][op];
+    struct wrcpu_scan_call c;
+    union wrcpu_val t[WRCPU_SCAN_RUN_MAX];
+    struct wrcpu_carry carry, bases[WRCPU_SCAN_RUN_MAX];
     size_t j, nruns;
-    int nt = wrc_max_threads();
+    int nt = wrcpu_max_threads();
     (void)err;
 #if defined(__SSE2__)
-    if (op == WR_SUM) kern.tile = wrc_vtile_tab[type];
+    if (op == WR_SUM) kern.tile = wrcpu_vtile_tab[type];
 #endif
     c.k = &kern;
-    c.red = wrc_red_kernels(type, op);
+    c.red = wrcpu_red_kernels(type, op);
     c.in = (const char *)in;
     c.out = (char *)out;
     c.count = count;
-    c.nb = (count + WRC_SCAN_BLOCK - 1) / WRC_SCAN_BLOCK;
+    c.nb = (count + WRCPU_SCAN_BLOCK - 1) / WRCPU_SCAN_BLOCK;
     c.exclusive = exclusive;
     /* out == in: the lines are in cache already, plain stores cost no extra read */
-    c.stream = count * kern.size >= WRC_STREAM_MIN_BYTES && in != out;
-    /* blocks per run: whole tiles, at most WRC_SCAN_ROUND_BYTES */
-    c.run = WRC_SCAN_ROUND_BYTES / (WRC_SCAN_BLOCK * kern.size) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
+    c.stream = count * kern.size >= WRCPU_STREAM_MIN_BYTES && in != out;
+    /* blocks per run: whole tiles, at most WRCPU_SCAN_ROUND_BYTES */
+    c.run = WRCPU_SCAN_ROUND_BYTES / (WRCPU_SCAN_BLOCK * kern.size) / WRCPU_SCAN_WAYS * WRCPU_SCAN_WAYS;
 
 #ifdef _OPENMP
-    if (nt > 1 && count >= 4 * WRC_PAR_MIN) {
+    if (nt > 1 && count >= 4 * WRCPU_PAR_MIN) {
         /*
          * Chained single pass (StreamScan, Yan, Long and Zhang, PPoPP 2013;
          * CUB's decoupled look-back without the look-back, since summing
@@ -504,25 +505,25 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
          * it, passes its own on, takes its next run and scans this one while
          * it is still in cache, prefetching the next.
          */
-        struct wrc_slot slot[WRC_SCAN_SLOTS];
+        struct wrcpu_handoff handoff[WRCPU_SCAN_HANDOFFS];
         size_t next = 0, i;
         size_t even = (c.nb + 2 * (size_t)nt - 1) / (2 * (size_t)nt);    /* every thread busy */
-        even = (even + WRC_SCAN_WAYS - 1) / WRC_SCAN_WAYS * WRC_SCAN_WAYS;
+        even = (even + WRCPU_SCAN_WAYS - 1) / WRCPU_SCAN_WAYS * WRCPU_SCAN_WAYS;
         if (c.run > even) c.run = even;
         nruns = (c.nb + c.run - 1) / c.run;
-        for (i = 0; i < WRC_SCAN_SLOTS; i++) slot[i].seq = 0;
-        WRC_PRAGMA(omp parallel num_threads(nt) private(t, carry, bases, j))
+        for (i = 0; i < WRCPU_SCAN_HANDOFFS; i++) handoff[i].seq = 0;
+        WRCPU_PRAGMA(omp parallel num_threads(nt) private(t, carry, bases, j))
         {
             j = __atomic_fetch_add(&next, 1, __ATOMIC_RELAXED);
             while (j < nruns) {
                 size_t b0 = j * c.run, b1 = b0 + c.run < c.nb ? b0 + c.run : c.nb, jn, pf_len;
-                struct wrc_slot *mine = &slot[j % WRC_SCAN_SLOTS];
+                struct wrcpu_handoff *mine = &handoff[j % WRCPU_SCAN_HANDOFFS];
                 const char *pf;
                 block_totals(c.red, c.in, count, b0, b1, t);
                 if (j == 0) {
                     kern.start(&carry);
                 } else {
-                    const struct wrc_slot *prev = &slot[(j - 1) % WRC_SCAN_SLOTS];
+                    const struct wrcpu_handoff *prev = &handoff[(j - 1) % WRCPU_SCAN_HANDOFFS];
                     wait_seq(&prev->seq, j);
                     carry = prev->carry;
                 }
@@ -534,7 +535,7 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
                 scan_blocks(&c, b0, b1, bases, pf, pf_len);
                 j = jn;
             }
-            if (c.stream) wrc_stream_fence();
+            if (c.stream) wrcpu_stream_fence();
         }
         set_first(c.red, out, exclusive);
         return WR_SUCCESS;
@@ -551,7 +552,7 @@ wr_status wrc_scan(const void *in, void *out, size_t count, wr_type type, wr_op 
         kern.advance(&carry, t, b1 - b0, bases);
         scan_blocks(&c, b0, b1, bases, pf, pf_len);
     }
-    if (c.stream) wrc_stream_fence();
+    if (c.stream) wrcpu_stream_fence();
     set_first(c.red, out, exclusive);
     return WR_SUCCESS;
 }

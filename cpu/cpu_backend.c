@@ -12,8 +12,9 @@
 #include <string.h>
 #include "cpu_internal.h"
 
-static wr_status cpu_open(void **state, char *err)
+static wr_status cpu_open(void **state, const struct wr_host_api *host, char *err)
 {
+    (void)host;
     (void)err;
     *state = NULL;
     return WR_SUCCESS;
@@ -34,62 +35,12 @@ static void cpu_describe(void *state, char *buf, size_t len)
 #endif
 }
 
-static wr_mem_kind cpu_locate(void *state, const void *ptr)
-{
-    (void)state;
-    (void)ptr;
-    return WR_MEM_HOST;
-}
-
-/* Host memory is all the cpu backend knows, so the summary is the host one. */
-static wr_status cpu_check_offsets(void *state, const size_t *offsets, size_t nsegments, size_t sum[5], char *err)
-{
-    (void)state;
-    (void)err;
-    wri_offsets_summary(offsets, nsegments, sum);
-    return WR_SUCCESS;
-}
-
-static wr_status cpu_reduce(void *state, const void *in, void *out, size_t count, wr_type type, wr_op op,
-                            char *err)
-{
-    (void)state;
-    return wrcpu_reduce(in, out, count, type, op, err);
-}
-
-static wr_status cpu_scan(void *state, const void *in, void *out, size_t count, wr_type type, wr_op op,
-                          int exclusive, char *err)
-{
-    (void)state;
-    return wrcpu_scan(in, out, count, type, op, exclusive, err);
-}
-
-static wr_status cpu_reduce_rows(void *state, const void *in, void *out, size_t rows, size_t cols,
-                                 wr_type type, wr_op op, char *err)
-{
-    (void)state;
-    return wrcpu_reduce_rows(in, out, rows, cols, type, op, err);
-}
-
-static wr_status cpu_reduce_segments(void *state, const void *in, void *out, size_t nsegments,
-                                     const size_t *offsets, wr_type type, wr_op op, char *err)
-{
-    (void)state;
-    return wrcpu_reduce_segments(in, out, nsegments, offsets, type, op, err);
-}
-
-static wr_status cpu_argext(void *state, const void *in, size_t count, wr_type type, int is_max,
-                            size_t *index, void *value, char *err)
-{
-    (void)state;
-    return wrcpu_argext(in, count, type, is_max, index, value, err);
-}
-
 /* Threads a call made now from this thread would run on: lib/'s AUTO cost
  * model weighs the cpu by it.  Inside an active parallel region beyond the
  * nesting the runtime allows, the backend's regions get one thread. */
-int wri_cpu_threads(void)
+static int cpu_threads(void *state)
 {
+    (void)state;
 #ifdef _OPENMP
     int n = omp_get_max_threads(), lim = omp_get_thread_limit();
     if (omp_get_active_level() >= omp_get_max_active_levels()) return 1;
@@ -100,14 +51,98 @@ int wri_cpu_threads(void)
 #endif
 }
 
-const struct wr_backend_ops wri_cpu_backend_ops = {
+static wr_mem_kind cpu_locate(void *state, const void *ptr)
+{
+    (void)state;
+    (void)ptr;
+    return WR_MEM_HOST;
+}
+
+static wr_status cpu_check_offsets(void *state, const size_t *offsets, size_t nsegments, size_t sum[5], char *err)
+{
+    size_t s;
+    (void)state;
+    (void)err;
+    sum[0] = offsets[0];
+    sum[1] = offsets[nsegments];
+    sum[2] = SIZE_MAX;
+    for (s = 0; s < nsegments; s++)
+        if (offsets[s + 1] < offsets[s]) {
+            sum[2] = s;
+            sum[3] = offsets[s];
+            sum[4] = offsets[s + 1];
+            break;
+        }
+    return WR_SUCCESS;
+}
+
+static wr_status cpu_set_stream(void *state, void *stream, char *err)
+{
+    (void)state;
+    (void)stream;
+    snprintf(err, WR_ERRLEN, "the cpu backend has no streams");
+    return WR_ERR_NO_BACKEND;
+}
+
+/* Every call completes before it returns: nothing to wait for. */
+static wr_status cpu_synchronize(void *state, char *err)
+{
+    (void)state;
+    (void)err;
+    return WR_SUCCESS;
+}
+
+static wr_status cpu_reduce(void *state, const struct wr_call *call, const void *in, void *out, size_t count,
+                            wr_type type, wr_op op, char *err)
+{
+    (void)state;
+    (void)call;
+    return wrcpu_reduce(in, out, count, type, op, err);
+}
+
+static wr_status cpu_scan(void *state, const struct wr_call *call, const void *in, void *out, size_t count,
+                          wr_type type, wr_op op, int exclusive, char *err)
+{
+    (void)state;
+    (void)call;
+    return wrcpu_scan(in, out, count, type, op, exclusive, err);
+}
+
+static wr_status cpu_reduce_rows(void *state, const struct wr_call *call, const void *in, void *out,
+                                 size_t rows, size_t cols, wr_type type, wr_op op, char *err)
+{
+    (void)state;
+    (void)call;
+    return wrcpu_reduce_rows(in, out, rows, cols, type, op, err);
+}
+
+static wr_status cpu_reduce_segments(void *state, const struct wr_call *call, const void *in, void *out,
+                                     size_t nsegments, const size_t *offsets, wr_type type, wr_op op, char *err)
+{
+    (void)state;
+    (void)call;
+    return wrcpu_reduce_segments(in, out, nsegments, offsets, type, op, err);
+}
+
+static wr_status cpu_argext(void *state, const struct wr_call *call, const void *in, size_t count, wr_type type,
+                            int is_max, size_t *index, void *value, char *err)
+{
+    (void)state;
+    (void)call;
+    return wrcpu_argext(in, count, type, is_max, index, value, err);
+}
+
+const struct wr_backend_ops wrcpu_backend_ops = {
     .abi = WR_BACKEND_ABI,
     .name = "cpu",
     .open = cpu_open,
     .close = cpu_close,
     .describe = cpu_describe,
+    .threads = cpu_threads,
     .locate = cpu_locate,
     .check_offsets = cpu_check_offsets,
+    .set_stream = cpu_set_stream,
+    .synchronize = cpu_synchronize,
     .reduce = cpu_reduce,
     .scan = cpu_scan,
     .reduce_rows = cpu_reduce_rows,

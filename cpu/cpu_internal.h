@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "wr_backend.h"
 #include "wr_ops.h"
 
@@ -144,6 +145,7 @@ union wrcpu_val {
 /* The typed kernels of one (type, op) pair, for the generic drivers. */
 struct wrcpu_red {
     size_t size;                                   /* element bytes */
+    int canon;                                     /* float SUM/PROD: results pass wrcpu_canon */
     void (*ident)(union wrcpu_val *v);               /* *v = identity */
     void (*combine)(union wrcpu_val *a, const union wrcpu_val *b); /* *a = *a op *b */
     /* *v = the reduction of x[0..n), 0 < n <= WRCPU_BLOCK, by lanes */
@@ -154,6 +156,26 @@ struct wrcpu_red {
     void (*segments)(const struct wrcpu_red *k, const void *in, void *out, size_t s0, size_t s1,
                      const size_t *off);
 };
+
+/* A float SUM/PROD result as it is stored: a NaN becomes the quiet NaN with
+ * every bit set but the sign, the one NVIDIA GPUs produce.  Which operand's
+ * NaN an x86 instruction passes on depends on the order the compiler put
+ * the operands in, which differs between the inlined copies of a kernel;
+ * this way reduce, rows and segments give the same bits on the same
+ * elements, and the cpu the bits of the GPU. */
+static inline void wrcpu_canon(void *p, size_t size)
+{
+    if (size == 4) {
+        uint32_t b;
+        memcpy(&b, p, 4);
+        if ((b & 0x7fffffffu) > 0x7f800000u) { b = 0x7fffffffu; memcpy(p, &b, 4); }
+    } else {
+        uint64_t b;
+        memcpy(&b, p, 8);
+        if ((b & 0x7fffffffffffffffu) > 0x7ff0000000000000u) { b = 0x7fffffffffffffffu; memcpy(p, &b, 8); }
+    }
+}
+#define WRCPU_CANON(T, OE) (WRCPU_IS_FLOAT(T) && ((OE) == WR_SUM || (OE) == WR_PROD))
 
 /* The kernels of a valid (type, op) pair. */
 const struct wrcpu_red *wrcpu_red_kernels(wr_type t, wr_op op);

@@ -142,13 +142,16 @@ WRCPU_TYPES(WRCPU_DEF_MINMAX)
         T *out = (T *)vout;                                                      \
         size_t r;                                                                \
         for (r = r0; r < r1; r++) {                                              \
-            if (cols <= WRCPU_BLOCK) {                                             \
-                out[r] = wrcpu_blk_##sfx##_##op(in + r * cols, cols);              \
+            if (cols == 0) {              /* in may be NULL: no arithmetic on it */ \
+                out[r] = wr_ident_##op##_##sfx();                                \
+            } else if (cols <= WRCPU_BLOCK) {                                    \
+                out[r] = wrcpu_blk_##sfx##_##op(in + r * cols, cols);            \
             } else {                                                             \
-                union wrcpu_val v;                                                 \
-                wrcpu_reduce_tree(k, in + r * cols, cols, 0, &v);                  \
+                union wrcpu_val v;                                               \
+                wrcpu_reduce_tree(k, in + r * cols, cols, 0, &v);                \
                 out[r] = v.sfx;                                                  \
             }                                                                    \
+            if (WRCPU_CANON(T, OE)) wrcpu_canon(&out[r], sizeof(T));             \
         }                                                                        \
     }                                                                            \
     static void wrcpu_segs_##sfx##_##op(const struct wrcpu_red *k, const void *vin,  \
@@ -160,13 +163,16 @@ WRCPU_TYPES(WRCPU_DEF_MINMAX)
         size_t s;                                                                \
         for (s = s0; s < s1; s++) {                                              \
             size_t len = off[s + 1] - off[s];                                    \
-            if (len <= WRCPU_BLOCK) {                                              \
-                out[s] = wrcpu_blk_##sfx##_##op(in + off[s], len);                 \
+            if (len == 0) {               /* in may be NULL: no arithmetic on it */ \
+                out[s] = wr_ident_##op##_##sfx();                                \
+            } else if (len <= WRCPU_BLOCK) {                                     \
+                out[s] = wrcpu_blk_##sfx##_##op(in + off[s], len);               \
             } else {                                                             \
-                union wrcpu_val v;                                                 \
-                wrcpu_reduce_tree(k, in + off[s], len, 0, &v);                     \
+                union wrcpu_val v;                                               \
+                wrcpu_reduce_tree(k, in + off[s], len, 0, &v);                   \
                 out[s] = v.sfx;                                                  \
             }                                                                    \
+            if (WRCPU_CANON(T, OE)) wrcpu_canon(&out[s], sizeof(T));             \
         }                                                                        \
     }
 #define WRCPU_PAIR WRCPU_DEF_RED
@@ -174,7 +180,7 @@ WRCPU_PAIRS
 #undef WRCPU_PAIR
 
 #define WRCPU_RED_ENTRY(sfx, T, U, E, K, op, OE)                                   \
-    [E][OE] = { sizeof(T), wrcpu_ident_##sfx##_##op, wrcpu_comb_##sfx##_##op,        \
+    [E][OE] = { sizeof(T), WRCPU_CANON(T, OE), wrcpu_ident_##sfx##_##op, wrcpu_comb_##sfx##_##op,        \
                 wrcpu_block_##sfx##_##op, wrcpu_rows_##sfx##_##op, wrcpu_segs_##sfx##_##op },
 static const struct wrcpu_red wrcpu_red_tab[WRCPU_NTYPES][WRCPU_NOPS] = {
 #define WRCPU_PAIR WRCPU_RED_ENTRY
@@ -191,6 +197,7 @@ const struct wrcpu_red *wrcpu_red_kernels(wr_type t, wr_op op)
 void wrcpu_store(const struct wrcpu_red *k, void *out, const union wrcpu_val *v)
 {
     memcpy(out, v, k->size);
+    if (k->canon) wrcpu_canon(out, k->size);
 }
 
 /*

@@ -119,36 +119,6 @@ wr_mem_kind kind_of(const void *p)
     }
 }
 
-/*
- * What locate() just answered, remembered for the operation that follows in
- * the same thread.  lib/ locates every buffer an operation will look at, in
- * the calling thread, right before it calls the operation (wr_backend.h), so
- * the newest entry for (state, pointer) is this call's answer: an older one
- * (from a call that went to the cpu, or failed a check) is shadowed by the
- * new locate of the same pointer, and a pointer not found falls back to
- * cudaPointerGetAttributes.  This saves the operation a second driver query
- * per buffer.  Forgotten when an operation ends.
- */
-struct kind_memo { const void *state, *p; wr_mem_kind k; };
-constexpr unsigned kMemo = 4;          /* >= buffers lib/ locates for one call (3) */
-thread_local kind_memo memo[kMemo];
-thread_local unsigned memo_n;          /* entries written; the newest at (memo_n - 1) % kMemo */
-
-void memo_put(const void *s, const void *p, wr_mem_kind k)
-{
-    memo[memo_n % kMemo] = kind_memo{ s, p, k };
-    memo_n++;
-}
-
-wr_mem_kind kind_of(const state *S, const void *p)
-{
-    for (unsigned i = 0; i < kMemo && i < memo_n; i++) {
-        const kind_memo &m = memo[(memo_n - 1 - i) % kMemo];
-        if (m.state == S && m.p == p) return m.k;
-    }
-    return kind_of(p);
-}
-
 unsigned char *slot(lane &L, int i) { return L.slot + (size_t)i * kSlotBytes; }
 
 /* ---- lanes --------------------------------------------------------------- */
@@ -369,20 +339,15 @@ wr_status with_lane(void *s, char *err, Fn fn)
      * device is already current.) */
     cudaError_t e = cudaSetDevice(S->dev);
     if (e != cudaSuccess) {
-        memo_n = 0;
         return fail(err, "cudaSetDevice", e);
     }
     lane *L = acquire(S, &st, err);
-    if (L == nullptr) {
-        memo_n = 0;
-        return st;
-    }
+    if (L == nullptr) return st;
     lane_x &x = X(*L);
     x.copies = false;
     x.armed = 0;
     x.ngive = 0;
     st = fn(*L);
-    memo_n = 0;                              /* the locate answers were for this call */
     if (st == WR_SUCCESS) st = finish(*L, err);
     if (st == WR_SUCCESS)
         for (int i = 0; i < x.ngive; i++) memcpy(x.gives[i].dst, x.hres + x.gives[i].off, x.gives[i].bytes);
@@ -440,7 +405,7 @@ wr_status take_out(lane &L, int b, pending &p, char *err)
 
 /* ---- open / close / describe / locate / copy ------------------------------ */
 
-wr_status cu_open(void **out, char *err)
+wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
 {
     int n = 0, dev = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
@@ -487,20 +452,24 @@ wr_status cu_open(void **out, char *err)
         flags = cudaDeviceScheduleBlockingSync;
     }
     const unsigned sched = flags & cudaDeviceScheduleMask;
-    const char *w = getenv("WARPRED_CUDA_WAIT");
+    /* WARPRED_CUDA_WAIT=sync|spin (spin: the default, where waits may spin) */
+    const char *w = host->getenv("WARPRED_CUDA_WAIT");
+    if (w && *w && strcmp(w, "sync") != 0 && strcmp(w, "spin") != 0) {
+        snprintf(err, WR_ERRLEN, "WARPRED_CUDA_WAIT=%.40s: expected sync or spin", w);
+        delete S;
+        return WR_ERR_INVALID_ARG;
+    }
     S->spin = (sched == cudaDeviceScheduleAuto || sched == cudaDeviceScheduleSpin) && !(w && strcmp(w, "sync") == 0);
     snprintf(S->desc, sizeof S->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
     /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
-     * ones to exercise many chunks), rounded up to whole scan tiles (of
-     * kScanTileBytes, whatever the type): every chunk of a staged scan then
-     * starts on a tile boundary, and the staged scan has the bits of the same
-     * scan on device memory (the left fold of wrc_scan.cu). */
+     * ones to exercise many chunks), at most 16 GiB, rounded up to whole
+     * scan tiles (of kScanTileBytes, whatever the type): every chunk of a
+     * staged scan then starts on a tile boundary, and the staged scan has the
+     * bits of the same scan on device memory (the left fold of wrc_scan.cu). */
     size_t sb = (size_t)32 << 20;
-    const char *v = getenv("WARPRED_CUDA_STAGING_BYTES");
-    if (v && *v) {
-        char *end;
-        unsigned long long x = strtoull(v, &end, 10);
-        if (*end == '\0' && x > 0) sb = (size_t)x;
+    if (host->env_count("WARPRED_CUDA_STAGING_BYTES", 1, (size_t)16 << 30, &sb, err) < 0) {
+        delete S;
+        return WR_ERR_INVALID_ARG;
     }
     const size_t unit = kScanTileBytes;
     sb = (sb + unit - 1) / unit * unit;
@@ -508,12 +477,12 @@ wr_status cu_open(void **out, char *err)
     /* WARPRED_CUDA_SCAN_BLOCKS: the most resident blocks a scan uses, for
      * tests (with few blocks each one scans many tiles in turn: see
      * k_scan_ws in wrc_scan.cu); the default is as many as fit */
-    v = getenv("WARPRED_CUDA_SCAN_BLOCKS");
-    if (v && *v) {
-        char *end;
-        unsigned long long x = strtoull(v, &end, 10);
-        if (*end == '\0' && x > 0 && x < 65536) S->scan_blocks = (unsigned)x;
+    size_t nb = 0;
+    if (host->env_count("WARPRED_CUDA_SCAN_BLOCKS", 1, 65535, &nb, err) < 0) {
+        delete S;
+        return WR_ERR_INVALID_ARG;
     }
+    S->scan_blocks = (unsigned)nb;
     try {
         S->all.reserve(64);
         S->idle.reserve(64);
@@ -540,37 +509,33 @@ void cu_describe(void *s, char *buf, size_t len)
     snprintf(buf, len, "%s", ((state *)s)->desc);
 }
 
+int cu_threads(void *) { return 0; }
+
 wr_mem_kind cu_locate(void *s, const void *p)
 {
     if (cudaSetDevice(((state *)s)->dev) != cudaSuccess) (void)cudaGetLastError();
-    const wr_mem_kind k = kind_of(p);
-    memo_put(s, p, k);
-    return k;
+    return kind_of(p);
 }
 
-/*
- * check_offsets, and what it found remembered for the reduce_segments that
- * follows in the same thread (lib/ checks a call's offsets right before it
- * calls the operation, as with locate()): the first and last offsets, so
- * that an operation on device memory needs no copy of its offsets at all.
- * Forgotten by that operation, and replaced by the next check.
- */
-struct offsets_memo { const void *state; const size_t *off; size_t nseg, first, last; };
-thread_local offsets_memo off_memo;
+wr_status cu_set_stream(void *, void *, char *err)
+{
+    snprintf(err, WR_ERRLEN, "stream-ordered calls are not available yet");
+    return WR_ERR_NO_BACKEND;
+}
 
+/* Every call completes before it returns: nothing is left to wait for. */
+wr_status cu_synchronize(void *, char *) { return WR_SUCCESS; }
+
+/* check_offsets of offsets in device or managed memory, on the device. */
 wr_status cu_check_offsets(void *s, const size_t *offsets, size_t nseg, size_t sum[5], char *err)
 {
-    off_memo = offsets_memo{};
     WRC_TRY(with_lane(s, err, [&](lane &L) -> wr_status {
         WRC_TRY(launch_check_offsets(L, offsets, nseg, (size_t *)host_result(L), err));
         WRC_TRY(fetch_result(L, 3 * sizeof(size_t), err));
         give(L, sum, 0, 3 * sizeof(size_t));
         return WR_SUCCESS;
     }));
-    if (sum[2] == SIZE_MAX) {
-        off_memo = offsets_memo{ s, offsets, nseg, sum[0], sum[1] };
-        return WR_SUCCESS;
-    }
+    if (sum[2] == SIZE_MAX) return WR_SUCCESS;
     return with_lane(s, err, [&](lane &L) -> wr_status {   /* the two offsets the error names */
         WRC_CK(cudaMemcpyAsync, (sum + 3, offsets + sum[2], 2 * sizeof(size_t), cudaMemcpyDefault, L.st));
         return WR_SUCCESS;
@@ -584,9 +549,9 @@ wr_status cu_check_offsets(void *s, const size_t *offsets, size_t nseg, size_t s
  * through the staging buffers (a chunk's launch folds its result onto the
  * previous chunks', so it needs to know its offset). */
 template <class Launch>
-wr_status each_chunk(state *S, lane &L, const void *in, size_t count, size_t es, char *err, Launch launch)
+wr_status each_chunk(state *S, lane &L, const void *in, wr_mem_kind kin, size_t count, size_t es, char *err,
+                     Launch launch)
 {
-    const wr_mem_kind kin = kind_of(S, in);
     if (dev_ok(kin)) return launch(in, count, 0);
     WRC_TRY(ensure_staging(S, L, err));
     const size_t C = L.sbytes / es;
@@ -600,12 +565,13 @@ wr_status each_chunk(state *S, lane &L, const void *in, size_t count, size_t es,
     return WR_SUCCESS;
 }
 
-wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t, wr_op o, char *err)
+wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, size_t count, wr_type t, wr_op o,
+                    char *err)
 {
     state *S = (state *)s;
-    const size_t es = wr_type_size(t);
+    const size_t es = wr_backend_type_size(t);
     return with_lane(s, err, [&](lane &L) -> wr_status {
-        const bool out_dev = dev_ok(kind_of(S, out));
+        const bool out_dev = dev_ok(call->out);
         if (count == 0) {
             unsigned char id[8];
             wr_identity(t, o, id);
@@ -624,7 +590,7 @@ wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t,
          * when the device can reach it, else the lane's host result area. */
         void *acc = out_dev ? out : (void *)slot(L, 0);
         void *fin = out_dev ? out : host_result(L);
-        WRC_TRY(each_chunk(S, L, in, count, es, err, [&](const void *d, size_t len, size_t off) {
+        WRC_TRY(each_chunk(S, L, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
             /* (a lane whose hres is not mapped has no done word: fetch_result's
              * copy is then waited for by synchronising) */
             const bool last = off + len == count;
@@ -640,20 +606,20 @@ wr_status cu_reduce(void *s, const void *in, void *out, size_t count, wr_type t,
 
 /* ---- argmin / argmax --------------------------------------------------------- */
 
-wr_status cu_argext(void *s, const void *in, size_t count, wr_type t, int is_max, size_t *index,
-                    void *value, char *err)
+wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, wr_type t, int is_max,
+                    size_t *index, void *value, char *err)
 {
     state *S = (state *)s;
-    const size_t es = wr_type_size(t);
+    const size_t es = wr_backend_type_size(t);
     return with_lane(s, err, [&](lane &L) -> wr_status {
         /* The pair {size_t index; T value} chains through slot 0; when both
          * outputs are host memory the last launch writes it into the lane's
          * host result area, else into slot 0, copied to each output. */
         unsigned char *acc = slot(L, 0);
         const bool to_host =
-            !dev_ok(kind_of(S, index)) && (value == nullptr || !dev_ok(kind_of(S, value)));
+            !dev_ok(call->out) && (value == nullptr || !dev_ok(call->aux));
         void *fin = to_host ? host_result(L) : (void *)acc;
-        WRC_TRY(each_chunk(S, L, in, count, es, err, [&](const void *d, size_t len, size_t off) {
+        WRC_TRY(each_chunk(S, L, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
             const bool last = off + len == count;     /* to device outputs, copies follow it */
             return launch_argext(L, d, len, t, is_max, off, last ? fin : acc, off ? acc : nullptr,
                                  last && to_host ? arm(L) : kNoDone, err);
@@ -672,12 +638,13 @@ wr_status cu_argext(void *s, const void *in, size_t count, wr_type t, int is_max
 
 /* ---- scan ---------------------------------------------------------------------- */
 
-wr_status cu_scan(void *s, const void *in, void *out, size_t count, wr_type t, wr_op o, int exclusive, char *err)
+wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_t count, wr_type t, wr_op o,
+                  int exclusive, char *err)
 {
     state *S = (state *)s;
-    const size_t es = wr_type_size(t);
+    const size_t es = wr_backend_type_size(t);
     return with_lane(s, err, [&](lane &L) -> wr_status {
-        const wr_mem_kind kin = kind_of(S, in), kout = kind_of(S, out);
+        const wr_mem_kind kin = call->in, kout = call->out;
         if (dev_ok(kin) && dev_ok(kout))
             return launch_scan(L, in, out, count, t, o, exclusive, nullptr, nullptr, arm(L), err);
 
@@ -726,7 +693,7 @@ template <class Begin>
 wr_status segments_staged(state *S, lane &L, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
                           size_t nseg, Begin begin, wr_type t, wr_op o, char *err)
 {
-    const size_t es = wr_type_size(t);
+    const size_t es = wr_backend_type_size(t);
     WRC_TRY(ensure_seg_staging(S, L, err));
     const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
     const size_t C = L.sbytes / es, smax = L.soff_n - 1, end = begin(nseg);
@@ -784,25 +751,24 @@ wr_status segments_staged(state *S, lane &L, const void *in, wr_mem_kind kin, vo
     return WR_SUCCESS;
 }
 
-wr_status cu_reduce_rows(void *s, const void *in, void *out, size_t rows, size_t cols, wr_type t, wr_op o, char *err)
+wr_status cu_reduce_rows(void *s, const wr_call *call, const void *in, void *out, size_t rows, size_t cols,
+                         wr_type t, wr_op o, char *err)
 {
     state *S = (state *)s;
     return with_lane(s, err, [&](lane &L) -> wr_status {
-        const wr_mem_kind kin = rows * cols != 0 ? kind_of(S, in) : WR_MEM_DEVICE, kout = kind_of(S, out);
+        const wr_mem_kind kin = rows * cols != 0 ? call->in : WR_MEM_DEVICE, kout = call->out;
         if (dev_ok(kin) && dev_ok(kout))
             return launch_segments(L, in, out, rows, nullptr, 0, cols, (double)cols, t, o, arm(L), err);
         return segments_staged(S, L, in, kin, out, kout, rows, [cols](size_t r) { return r * cols; }, t, o, err);
     });
 }
 
-wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, const size_t *offsets,
-                             wr_type t, wr_op o, char *err)
+wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void *out, size_t nseg,
+                             const size_t *offsets, wr_type t, wr_op o, char *err)
 {
     state *S = (state *)s;
     return with_lane(s, err, [&](lane &L) -> wr_status {
-        const wr_mem_kind koff = kind_of(S, offsets), kout = kind_of(S, out);
-        const offsets_memo memo = off_memo;
-        off_memo = offsets_memo{};
+        const wr_mem_kind koff = call->aux, kout = call->out;
         const size_t obytes = (nseg + 1) * sizeof(size_t);
         /* Host-readable offsets: the caller's when they are host memory;
          * else a copy, made only when the input or the output is host
@@ -823,17 +789,8 @@ wr_status cu_reduce_segments(void *s, const void *in, void *out, size_t nseg, co
             hoff = copy.data();
             return WR_SUCCESS;
         };
-        size_t first, last;
-        if (off_dev && memo.state == s && memo.off == offsets && memo.nseg == nseg) {
-            first = memo.first;
-            last = memo.last;
-        } else {
-            if (!hoff) WRC_TRY(copy_offsets());
-            first = hoff[0];
-            last = hoff[nseg];
-        }
-        const size_t total = last - first;
-        const wr_mem_kind kin = total ? kind_of(S, (const char *)in + first * wr_type_size(t)) : WR_MEM_DEVICE;
+        const size_t total = call->last - call->first;
+        const wr_mem_kind kin = total ? call->in : WR_MEM_DEVICE;
         if (dev_ok(kin) && dev_ok(kout)) {
             const size_t *doff = offsets;
             if (!dev_ok(koff)) {                      /* host offsets: give the kernel a copy */
@@ -901,8 +858,11 @@ extern "C" WRC_EXPORT const struct wr_backend_ops warpred_backend_ops = {
     /* open            */ wrc::cu_open,
     /* close           */ wrc::cu_close,
     /* describe        */ wrc::cu_describe,
+    /* threads         */ wrc::cu_threads,
     /* locate          */ wrc::cu_locate,
     /* check_offsets   */ wrc::cu_check_offsets,
+    /* set_stream      */ wrc::cu_set_stream,
+    /* synchronize     */ wrc::cu_synchronize,
     /* reduce          */ wrc::cu_reduce,
     /* scan            */ wrc::cu_scan,
     /* reduce_rows     */ wrc::cu_reduce_rows,

@@ -12,14 +12,26 @@
 #include "wr_internal.h"
 #include "wr_ops.h"
 
-/* One buffer of a call, for the reachability and overlap checks. */
+/* One buffer of a call, for the checks and the choice of backend. */
 struct buf {
     const char *name;     /* argument name for the error text */
     const void *ptr;
     size_t bytes;         /* bytes the call reads or writes through it */
+    size_t align;         /* the alignment its elements need */
     int is_output;
+    const char *count;    /* the argument that sizes it ("count"), for the error text */
     wr_mem_kind kind;     /* filled by prepare() when a device runtime can tell */
 };
+
+/* The end of the address space a buffer may reach: 2^57 on the 64-bit
+ * platforms whose user addresses are below it (x86-64 with 5-level paging
+ * has 2^56, aarch64 2^52), else the whole range. */
+#if UINTPTR_MAX > 0xffffffffu && (defined(__x86_64__) || defined(__aarch64__) || \
+    defined(__powerpc64__) || (defined(__riscv) && __riscv_xlen == 64))
+#  define ADDR_END ((uintptr_t)1 << 57)
+#else
+#  define ADDR_END UINTPTR_MAX
+#endif
 
 static const char *type_name(wr_type t)
 {
@@ -92,14 +104,13 @@ static int ranges_overlap(const struct buf *a, const struct buf *b)
  * AUTO_MIN_BYTES a launch and the synchronisations (~10-20 us) cost more
  * than the cpu spends on the data.
  *
- * Figures measured with warpred-bench --host-table: H200 host (16 threads),
- * 2^26 floats: cpu reduce 91 GB/s, scan 100 GB/s; cuda on pinned memory:
- * reduce 54 GB/s, scan 84 GB/s (97 in an earlier run).  A 2-core machine:
- * cpu reduce 29 GB/s, scan 19 GB/s -- there the PCIe path wins both.  So
- * with 16 threads AUTO keeps both on the cpu (a first version of this model
- * sent pinned scans to cuda at 95 vs 90 GB/s estimated, and measured 83 GB/s
- * against the cpu's 100); from about 8 threads down, pinned scans go to the
- * GPU, and from 3 down, reductions too.
+ * The rates below are warpred-bench --host-table figures (an H200 host with
+ * 16 threads: cpu reduce 91 GB/s, scan 100 GB/s; cuda on pinned memory:
+ * reduce 54 GB/s, scan 84 GB/s; a 2-core machine: cpu reduce 29 GB/s, scan
+ * 19 GB/s).  So with 16 threads AUTO keeps both on the cpu; from about 8
+ * threads down, pinned scans go to the GPU, and from 3 down, reductions too.
+ * Only the CUDA backend reads pinned host memory directly: with the
+ * omptarget backend, host memory always runs on the cpu.
  */
 #define AUTO_MIN_BYTES ((size_t)1 << 20)   /* less data moved: always the cpu */
 #define AUTO_SMALL_OUT ((size_t)4096)      /* an output this small may be pageable */
@@ -114,7 +125,7 @@ enum op_class { READS, READS_WRITES };
 
 /* 1 when the cuda backend is expected to beat the cpu on these host buffers
  * (pageable or pinned: no device or managed memory among them). */
-static int auto_host_to_cuda(const struct buf *bufs, int nbufs, enum op_class cls)
+static int auto_host_to_cuda(const wr_context *ctx, const struct buf *bufs, int nbufs, enum op_class cls)
 {
     long cpu, gpu, threads;
     int i, pinned_in = 0;
@@ -128,7 +139,7 @@ static int auto_host_to_cuda(const struct buf *bufs, int nbufs, enum op_class cl
         }
     }
     if (!pinned_in) return 0;            /* also: less than AUTO_MIN_BYTES to read */
-    threads = wri_cpu_threads();
+    threads = ctx->cpu.ops->threads(ctx->cpu.state);
     if (threads > 4096) threads = 4096;  /* past any ceiling; keeps the product small */
     cpu = threads * (cls == READS ? AUTO_CPU_CORE_MBS_READ : AUTO_CPU_CORE_MBS_SCAN);
     if (cpu > AUTO_HOST_MBS) cpu = AUTO_HOST_MBS;
@@ -136,31 +147,55 @@ static int auto_host_to_cuda(const struct buf *bufs, int nbufs, enum op_class cl
     return gpu > cpu;
 }
 
+/* Where the buffer at p lives, as the context's locator sees it (AUTO takes
+ * mapped host memory for what it is to the host: host memory). */
+static wr_mem_kind locate(const wr_context *ctx, const void *p)
+{
+    wr_mem_kind k;
+    if (ctx->loc == NULL) return WR_MEM_HOST;
+    k = ctx->loc->ops->locate(ctx->loc->state, p);
+    return k == WR_MEM_MAPPED && ctx->mode == WR_BACKEND_AUTO ? WR_MEM_HOST : k;
+}
+
 /*
  * The checks every operation shares, then the choice of backend:
- *  - a buffer through which bytes move must not be NULL, nor wrap the address space;
+ *  - a buffer through which bytes move must not be NULL, must be aligned to
+ *    its elements and must end inside the address space (checked before the
+ *    overlap, which a huge count would otherwise be mistaken for);
  *  - no two buffers may overlap, except in == out when allow_inplace (scans);
- *  - AUTO runs on cuda when any buffer is device or managed memory; on host
- *    memory it runs where the cost model above expects it to be faster:
- *    the cpu, unless the large inputs are pinned (and outputs pinned or
- *    tiny) and the cpu has too few threads to beat the PCIe link;
+ *  - AUTO runs on the device backend when any buffer is device or managed
+ *    memory; on host memory it runs where the cost model above expects it to
+ *    be faster: the cpu, unless the large inputs are pinned (and outputs
+ *    pinned or tiny) and the cpu has too few threads to beat the PCIe link;
  *  - the cpu backend cannot reach device memory: refused.
+ * On success *run is the backend and call holds what was found out.
  */
 static wr_status prepare(wr_context *ctx, const char *fn, struct buf *bufs, int nbufs,
-                         int allow_inplace, enum op_class cls, struct wr_slot **run)
+                         int allow_inplace, enum op_class cls, struct wri_backend **run,
+                         struct wr_call *call)
 {
-    const struct wr_slot *loc;
+    struct wri_backend *dev = ctx->cuda.ops ? &ctx->cuda : ctx->omp.ops ? &ctx->omp : NULL;
     int any_dev = 0, any_managed = 0, i, j;
     const char *dev_name = NULL;
 
     for (i = 0; i < nbufs; i++) {
+        uintptr_t p = (uintptr_t)bufs[i].ptr;
         if (bufs[i].bytes == 0) continue;
         if (bufs[i].ptr == NULL) {
             wri_set_error(ctx, "%s: %s is NULL", fn, bufs[i].name);
             return WR_ERR_INVALID_ARG;
         }
-        if ((uintptr_t)bufs[i].ptr > UINTPTR_MAX - bufs[i].bytes) {
-            wri_set_error(ctx, "%s: %s + %zu bytes wraps the address space", fn, bufs[i].name, bufs[i].bytes);
+        if (p % bufs[i].align != 0) {
+            wri_set_error(ctx, "%s: %s (%p) is not aligned to its %zu-byte elements", fn, bufs[i].name,
+                          bufs[i].ptr, bufs[i].align);
+            return WR_ERR_INVALID_ARG;
+        }
+        if (bufs[i].bytes > ADDR_END || p > ADDR_END - bufs[i].bytes) {
+            if (bufs[i].count)
+                wri_set_error(ctx, "%s: %s (%zu bytes from %s) runs past the end of the address space",
+                              fn, bufs[i].count, bufs[i].bytes, bufs[i].name);
+            else
+                wri_set_error(ctx, "%s: %s runs past the end of the address space", fn, bufs[i].name);
             return WR_ERR_INVALID_ARG;
         }
     }
@@ -174,28 +209,28 @@ static wr_status prepare(wr_context *ctx, const char *fn, struct buf *bufs, int 
             return WR_ERR_INVALID_ARG;
         }
 
-    loc = ctx->cuda.ops ? &ctx->cuda : (ctx->locator.ops ? &ctx->locator : NULL);
-    if (loc != NULL)
-        for (i = 0; i < nbufs; i++) {
-            wr_mem_kind k;
-            if (bufs[i].bytes == 0) continue;
-            k = loc->ops->locate(loc->state, bufs[i].ptr);
-            bufs[i].kind = k;
-            if (k == WR_MEM_DEVICE) { any_dev = 1; if (!dev_name) dev_name = bufs[i].name; }
-            if (k == WR_MEM_MANAGED) any_managed = 1;
-        }
+    for (i = 0; i < nbufs; i++) {
+        wr_mem_kind k;
+        if (bufs[i].bytes == 0) continue;
+        k = bufs[i].kind = locate(ctx, bufs[i].ptr);
+        if (k == WR_MEM_DEVICE) { any_dev = 1; if (!dev_name) dev_name = bufs[i].name; }
+        if (k == WR_MEM_MANAGED) any_managed = 1;
+    }
 
     switch (ctx->mode) {
     case WR_BACKEND_CUDA:
         *run = &ctx->cuda;
         break;
+    case WR_BACKEND_OPENMP_TARGET:
+        *run = &ctx->omp;
+        break;
     case WR_BACKEND_AUTO:
-        if (ctx->cuda.ops == NULL)
+        if (dev == NULL)
             *run = &ctx->cpu;
         else if (any_dev || any_managed)
-            *run = &ctx->cuda;
+            *run = dev;
         else
-            *run = auto_host_to_cuda(bufs, nbufs, cls) ? &ctx->cuda : &ctx->cpu;
+            *run = dev == &ctx->cuda && auto_host_to_cuda(ctx, bufs, nbufs, cls) ? dev : &ctx->cpu;
         break;
     default:
         *run = &ctx->cpu;
@@ -205,15 +240,20 @@ static wr_status prepare(wr_context *ctx, const char *fn, struct buf *bufs, int 
         wri_set_error(ctx, "%s: %s is device memory, which the cpu backend cannot reach", fn, dev_name);
         return WR_ERR_INVALID_ARG;
     }
+    memset(call, 0, sizeof *call);
+    call->in = nbufs > 0 ? bufs[0].kind : WR_MEM_HOST;
+    call->out = nbufs > 1 ? bufs[1].kind : WR_MEM_HOST;
+    call->aux = nbufs > 2 ? bufs[2].kind : WR_MEM_HOST;
+    call->fmode = wr_context_float_mode(ctx);
     return WR_SUCCESS;
 }
 
 /* Record how a backend call ended. */
-static wr_status finish(wr_context *ctx, const char *fn, const struct wr_slot *run, wr_status st,
-                        const char *err)
+static wr_status end_call(wr_context *ctx, const char *fn, const struct wri_backend *run, wr_status st,
+                          const char *err)
 {
     if (st == WR_SUCCESS) {
-        int b = run == &ctx->cpu ? WR_BACKEND_CPU : WR_BACKEND_CUDA;
+        int b = run == &ctx->cpu ? WR_BACKEND_CPU : run == &ctx->cuda ? WR_BACKEND_CUDA : WR_BACKEND_OPENMP_TARGET;
         __atomic_store_n(&ctx->last_backend, b, __ATOMIC_RELAXED);
         wri_clear_error(ctx);
     } else {
@@ -227,38 +267,44 @@ static wr_status finish(wr_context *ctx, const char *fn, const struct wr_slot *r
     do { if (ctx == NULL) {                                                    \
         wri_set_error(NULL, "%s: ctx is NULL", fn); return WR_ERR_INVALID_ARG; } } while (0)
 
+/* A buffer entry: name, pointer, bytes, element alignment, output?, sizing argument. */
+#define BUF(name, ptr, bytes, align, out, count) { name, ptr, bytes, align, out, count, WR_MEM_HOST }
+
 wr_status wr_reduce(wr_context *ctx, const void *in, void *out, size_t count, wr_type type, wr_op op)
 {
     static const char fn[] = "wr_reduce";
     char err[WR_ERRLEN] = "";
-    struct wr_slot *run;
-    size_t inb;
+    struct wri_backend *run;
+    struct wr_call call;
+    size_t inb, es;
     NO_CTX(fn);
     CHECK(check_type_op(ctx, fn, type, op));
-    CHECK(check_extent(ctx, fn, "count", count, wr_type_size(type), &inb));
+    es = wr_type_size(type);
+    CHECK(check_extent(ctx, fn, "count", count, es, &inb));
     {
-        struct buf b[2] = { { "in", in, inb, 0, WR_MEM_HOST },
-                            { "out", out, wr_type_size(type), 1, WR_MEM_HOST } };
-        CHECK(prepare(ctx, fn, b, 2, 0, READS, &run));
+        struct buf b[2] = { BUF("in", in, inb, es, 0, "count"), BUF("out", out, es, es, 1, NULL) };
+        CHECK(prepare(ctx, fn, b, 2, 0, READS, &run, &call));
     }
-    return finish(ctx, fn, run, run->ops->reduce(run->state, in, out, count, type, op, err), err);
+    return end_call(ctx, fn, run, run->ops->reduce(run->state, &call, in, out, count, type, op, err), err);
 }
 
 static wr_status scan_common(const char *fn, wr_context *ctx, const void *in, void *out, size_t count,
                              wr_type type, wr_op op, int exclusive)
 {
     char err[WR_ERRLEN] = "";
-    struct wr_slot *run;
-    size_t bytes;
+    struct wri_backend *run;
+    struct wr_call call;
+    size_t bytes, es;
     NO_CTX(fn);
     CHECK(check_type_op(ctx, fn, type, op));
-    CHECK(check_extent(ctx, fn, "count", count, wr_type_size(type), &bytes));
+    es = wr_type_size(type);
+    CHECK(check_extent(ctx, fn, "count", count, es, &bytes));
     {
-        struct buf b[2] = { { "in", in, bytes, 0, WR_MEM_HOST }, { "out", out, bytes, 1, WR_MEM_HOST } };
-        CHECK(prepare(ctx, fn, b, 2, 1, READS_WRITES, &run));
+        struct buf b[2] = { BUF("in", in, bytes, es, 0, "count"), BUF("out", out, bytes, es, 1, "count") };
+        CHECK(prepare(ctx, fn, b, 2, 1, READS_WRITES, &run, &call));
     }
-    if (count == 0) return finish(ctx, fn, run, WR_SUCCESS, err);
-    return finish(ctx, fn, run, run->ops->scan(run->state, in, out, count, type, op, exclusive, err), err);
+    if (count == 0) return end_call(ctx, fn, run, WR_SUCCESS, err);
+    return end_call(ctx, fn, run, run->ops->scan(run->state, &call, in, out, count, type, op, exclusive, err), err);
 }
 
 wr_status wr_scan(wr_context *ctx, const void *in, void *out, size_t count, wr_type type, wr_op op)
@@ -276,8 +322,9 @@ wr_status wr_reduce_rows(wr_context *ctx, const void *in, void *out, size_t rows
 {
     static const char fn[] = "wr_reduce_rows";
     char err[WR_ERRLEN] = "";
-    struct wr_slot *run;
-    size_t n, inb, outb;
+    struct wri_backend *run;
+    struct wr_call call;
+    size_t n, inb, outb, es;
     NO_CTX(fn);
     CHECK(check_type_op(ctx, fn, type, op));
     if (cols != 0 && rows > SIZE_MAX / cols) {
@@ -285,29 +332,16 @@ wr_status wr_reduce_rows(wr_context *ctx, const void *in, void *out, size_t rows
         return WR_ERR_INVALID_ARG;
     }
     n = rows * cols;
-    CHECK(check_extent(ctx, fn, "rows * cols", n, wr_type_size(type), &inb));
-    CHECK(check_extent(ctx, fn, "rows", rows, wr_type_size(type), &outb));
+    es = wr_type_size(type);
+    CHECK(check_extent(ctx, fn, "rows * cols", n, es, &inb));
+    CHECK(check_extent(ctx, fn, "rows", rows, es, &outb));
     {
-        struct buf b[2] = { { "in", in, inb, 0, WR_MEM_HOST }, { "out", out, outb, 1, WR_MEM_HOST } };
-        CHECK(prepare(ctx, fn, b, 2, 0, READS, &run));
+        struct buf b[2] = { BUF("in", in, inb, es, 0, "rows * cols"), BUF("out", out, outb, es, 1, "rows") };
+        CHECK(prepare(ctx, fn, b, 2, 0, READS, &run, &call));
     }
-    if (rows == 0) return finish(ctx, fn, run, WR_SUCCESS, err);
-    return finish(ctx, fn, run, run->ops->reduce_rows(run->state, in, out, rows, cols, type, op, err), err);
-}
-
-void wri_offsets_summary(const size_t *offsets, size_t nsegments, size_t sum[5])
-{
-    size_t s;
-    sum[0] = offsets[0];
-    sum[1] = offsets[nsegments];
-    sum[2] = SIZE_MAX;
-    for (s = 0; s < nsegments; s++)
-        if (offsets[s + 1] < offsets[s]) {
-            sum[2] = s;
-            sum[3] = offsets[s];
-            sum[4] = offsets[s + 1];
-            break;
-        }
+    if (rows == 0) return end_call(ctx, fn, run, WR_SUCCESS, err);
+    return end_call(ctx, fn, run, run->ops->reduce_rows(run->state, &call, in, out, rows, cols, type, op, err),
+                    err);
 }
 
 wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t nsegments,
@@ -315,109 +349,116 @@ wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t 
 {
     static const char fn[] = "wr_reduce_segments";
     char err[WR_ERRLEN] = "";
-    struct wr_slot *run, *loc;
-    size_t outb, offb, first, last, sum[5];
-    int on_device = 0;
+    struct wri_backend *run;
+    const struct wri_backend *checker;
+    struct wr_call call;
+    size_t outb, offb, inb, skip, sum[5], es;
+    const char *in_first = NULL;
+    wr_mem_kind koff;
     wr_status st;
     NO_CTX(fn);
     CHECK(check_type_op(ctx, fn, type, op));
+    es = wr_type_size(type);
     if (nsegments == 0) {
         /* nothing to read or write; still say which backend would have run */
-        struct buf b[1] = { { "out", out, 0, 1, WR_MEM_HOST } };
-        CHECK(prepare(ctx, fn, b, 1, 0, READS, &run));
-        return finish(ctx, fn, run, WR_SUCCESS, err);
+        struct buf b[1] = { BUF("out", out, 0, es, 1, NULL) };
+        CHECK(prepare(ctx, fn, b, 1, 0, READS, &run, &call));
+        return end_call(ctx, fn, run, WR_SUCCESS, err);
     }
     if (offsets == NULL) {
         wri_set_error(ctx, "%s: offsets is NULL", fn);
         return WR_ERR_INVALID_ARG;
     }
-    CHECK(check_extent(ctx, fn, "nsegments + 1 offsets", nsegments == SIZE_MAX ? SIZE_MAX : nsegments + 1,
-                       sizeof(size_t), &offb));
     if (nsegments == SIZE_MAX) {
         wri_set_error(ctx, "%s: nsegments + 1 overflows size_t", fn);
         return WR_ERR_INVALID_ARG;
     }
-    CHECK(check_extent(ctx, fn, "nsegments", nsegments, wr_type_size(type), &outb));
-
-    /* offsets may live in device memory when a cuda backend will read them;
-     * the backend checks them where they are.  Managed offsets go to the
-     * backend too when a cuda backend is there: on devices without
-     * concurrent managed access a host read can fault while another
-     * thread's kernel runs. */
-    loc = ctx->cuda.ops ? &ctx->cuda : (ctx->locator.ops ? &ctx->locator : NULL);
-    if (loc) {
-        wr_mem_kind k = loc->ops->locate(loc->state, offsets);
-        if (k == WR_MEM_DEVICE || (k == WR_MEM_MANAGED && ctx->cuda.ops != NULL))
-            on_device = 1;
-        if (k == WR_MEM_DEVICE && ctx->cuda.ops == NULL) {
-            wri_set_error(ctx, "%s: offsets is device memory, which the cpu backend cannot reach", fn);
-            return WR_ERR_INVALID_ARG;
-        }
+    CHECK(check_extent(ctx, fn, "nsegments + 1 offsets", nsegments + 1, sizeof(size_t), &offb));
+    CHECK(check_extent(ctx, fn, "nsegments", nsegments, es, &outb));
+    {
+        /* the offsets are read before anything else: check them as a buffer first */
+        struct buf b[1] = { BUF("offsets", offsets, offb, sizeof(size_t), 0, "nsegments") };
+        CHECK(prepare(ctx, fn, b, 1, 0, READS, &run, &call));
+        koff = b[0].kind;
     }
-    if (on_device) {
-        st = loc->ops->check_offsets(loc->state, offsets, nsegments, sum, err);
-        if (st != WR_SUCCESS) {
-            wri_set_error(ctx, "%s: reading offsets: %s", fn, err);
-            return st;
-        }
-    } else {
-        wri_offsets_summary(offsets, nsegments, sum);
+
+    /* Offsets in device memory are checked where they are, by the device
+     * backend; managed ones too when there is one (on a device without
+     * concurrent managed access the host must not read managed memory while
+     * another thread's kernel runs), and mapped ones (the device copy is the
+     * one that counts).  Host offsets: the cpu backend's summary. */
+    checker = &ctx->cpu;
+    if (ctx->loc != NULL && ctx->loc != &ctx->locator &&
+        (koff == WR_MEM_DEVICE || koff == WR_MEM_MANAGED || koff == WR_MEM_MAPPED))
+        checker = ctx->loc;
+    if (koff == WR_MEM_DEVICE && checker == &ctx->cpu) {
+        wri_set_error(ctx, "%s: offsets is device memory, which the cpu backend cannot reach", fn);
+        return WR_ERR_INVALID_ARG;
+    }
+    st = checker->ops->check_offsets(checker->state, offsets, nsegments, sum, err);
+    if (st != WR_SUCCESS) {
+        wri_set_error(ctx, "%s: reading offsets: %s", fn, err);
+        return st;
     }
     if (sum[2] != SIZE_MAX) {
         wri_set_error(ctx, "%s: offsets[%zu] = %zu < offsets[%zu] = %zu: offsets must not decrease",
                       fn, sum[2] + 1, sum[4], sum[2], sum[3]);
         return WR_ERR_INVALID_ARG;
     }
-    first = sum[0];
-    last = sum[1];
-    {
-        size_t inb, skip;
-        const char *in_first;
-        if ((st = check_extent(ctx, fn, "offsets[nsegments]", last - first, wr_type_size(type), &inb)) != WR_SUCCESS ||
-            (st = check_extent(ctx, fn, "offsets[0]", first, wr_type_size(type), &skip)) != WR_SUCCESS)
-            return st;
-        if (inb != 0 && in == NULL) {
+    CHECK(check_extent(ctx, fn, "offsets[nsegments] - offsets[0]", sum[1] - sum[0], es, &inb));
+    CHECK(check_extent(ctx, fn, "offsets[0]", sum[0], es, &skip));
+    if (inb != 0) {
+        if (in == NULL) {
             wri_set_error(ctx, "%s: in is NULL", fn);
             return WR_ERR_INVALID_ARG;
         }
-        if (inb != 0 && (uintptr_t)in > UINTPTR_MAX - skip) {
-            wri_set_error(ctx, "%s: in + offsets[0] wraps the address space", fn);
+        if (skip > ADDR_END || (uintptr_t)in > ADDR_END - skip) {
+            wri_set_error(ctx, "%s: offsets[0] (%zu) puts in past the end of the address space", fn, sum[0]);
             return WR_ERR_INVALID_ARG;
         }
-        in_first = inb ? (const char *)in + skip : NULL;
-        {
-            struct buf b[3] = { { "in", in_first, inb, 0, WR_MEM_HOST }, { "out", out, outb, 1, WR_MEM_HOST },
-                                { "offsets", offsets, offb, 0, WR_MEM_HOST } };
-            CHECK(prepare(ctx, fn, b, 3, 0, READS, &run));
-        }
+        in_first = (const char *)in + skip;
     }
-    return finish(ctx, fn, run,
-                  run->ops->reduce_segments(run->state, in, out, nsegments, offsets, type, op, err), err);
+    {
+        struct buf b[3] = { BUF("in", in_first, inb, es, 0, "offsets[nsegments]"),
+                            BUF("out", out, outb, es, 1, "nsegments"),
+                            BUF("offsets", offsets, offb, sizeof(size_t), 0, "nsegments") };
+        CHECK(prepare(ctx, fn, b, 3, 0, READS, &run, &call));
+    }
+    call.first = sum[0];
+    call.last = sum[1];
+    return end_call(ctx, fn, run,
+                    run->ops->reduce_segments(run->state, &call, inb ? in : NULL, out, nsegments, offsets,
+                                              type, op, err),
+                    err);
 }
 
 static wr_status argext(const char *fn, wr_context *ctx, const void *in, size_t count, wr_type type,
                         int is_max, size_t *index, void *value)
 {
     char err[WR_ERRLEN] = "";
-    struct wr_slot *run;
-    size_t inb;
+    struct wri_backend *run;
+    struct wr_call call;
+    size_t inb, es;
     NO_CTX(fn);
     CHECK(check_type(ctx, fn, type));
     if (index == NULL) {
         wri_set_error(ctx, "%s: index is NULL", fn);
         return WR_ERR_INVALID_ARG;
     }
-    CHECK(check_extent(ctx, fn, "count", count, wr_type_size(type), &inb));
+    es = wr_type_size(type);
+    CHECK(check_extent(ctx, fn, "count", count, es, &inb));
     {
-        struct buf b[3] = { { "in", in, inb, 0, WR_MEM_HOST }, { "index", index, sizeof *index, 1, WR_MEM_HOST },
-                            { "value", value, value ? wr_type_size(type) : 0, 1, WR_MEM_HOST } };
-        CHECK(prepare(ctx, fn, b, 3, 0, READS, &run));
+        struct buf b[3] = { BUF("in", in, inb, es, 0, "count"),
+                            BUF("index", index, sizeof *index, sizeof *index, 1, NULL),
+                            BUF("value", value, value ? es : 0, es, 1, NULL) };
+        CHECK(prepare(ctx, fn, b, 3, 0, READS, &run, &call));
     }
     if (count == 0) {
         wri_set_error(ctx, "%s: count is 0: no element to pick", fn);
         return WR_ERR_EMPTY;
     }
-    return finish(ctx, fn, run, run->ops->argext(run->state, in, count, type, is_max, index, value, err), err);
+    return end_call(ctx, fn, run, run->ops->argext(run->state, &call, in, count, type, is_max, index, value, err),
+                    err);
 }
 
 wr_status wr_argmin(wr_context *ctx, const void *in, size_t count, wr_type type, size_t *index, void *value)

@@ -1,10 +1,20 @@
 /*
- * plugin.c -- find, load and check the CUDA backend plugin.
+ * plugin.c -- find, check, load and open a backend plugin.
  *
  * The hwloc way (hwloc/components.c): dlopen() one file, dlsym() one name,
- * refuse a table whose ABI number differs, and say exactly why.  The plugin
- * is opened with RTLD_NODELETE and never dlclose()d: it links cudart
- * statically, whose exit handlers must stay mapped until the process ends.
+ * refuse a table whose ABI number differs, and say exactly why.  Before
+ * anything is mapped, the directory and the file are checked the way OpenSSH
+ * checks the files it trusts (misc.c, safe_path): an absolute directory that
+ * is owned by root or by this user and that nobody else can write to, and a
+ * regular file likewise (a FIFO or a directory under the plugin's name would
+ * make dlopen block or fail obscurely).  WARPRED_PLUGIN_DIR is read through
+ * wri_getenv, so a setuid program never looks at it.  After dlopen, every
+ * function pointer of the table is checked, so a broken plugin is refused
+ * with a reason instead of crashing a later call.
+ *
+ * A plugin is opened with RTLD_NODELETE and never dlclose()d for good: the
+ * CUDA plugin links cudart statically, whose exit handlers must stay mapped
+ * until the process ends.
  */
 #include <config.h>
 #include <dlfcn.h>
@@ -12,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "wr_internal.h"
 
@@ -19,7 +30,6 @@
 #  define WR_PLUGIN_DIR "/usr/local/lib/libwarpred"
 #endif
 
-/* snprintf into err through vsnprintf: a path may be cut, and that is fine. */
 static void say(char *err, const char *fmt, ...) WR_PRINTF(2, 3);
 static void say(char *err, const char *fmt, ...)
 {
@@ -29,57 +39,102 @@ static void say(char *err, const char *fmt, ...)
     va_end(ap);
 }
 
-wr_status wri_plugin_open(struct wr_slot *slot, char *err)
+/* NULL if st (of path, a `what`) may be trusted, else why not. */
+static const char *untrusted(const struct stat *st, int want_dir)
 {
-    const char *dir = getenv("WARPRED_PLUGIN_DIR");
+    if (want_dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode))
+        return want_dir ? "not a directory" : "not a regular file";
+    if (st->st_uid != 0 && st->st_uid != geteuid())
+        return "owned by another user";
+    if (st->st_mode & (S_IWGRP | S_IWOTH))
+        return "writable by group or others";
+    return NULL;
+}
+
+/* The table's function pointers, by name, for the check. */
+static const char *missing_function(const struct wr_backend_ops *o)
+{
+#define WRI_NEED(f) if (o->f == NULL) return #f;
+    WRI_NEED(open) WRI_NEED(close) WRI_NEED(describe) WRI_NEED(threads) WRI_NEED(locate)
+    WRI_NEED(check_offsets) WRI_NEED(set_stream) WRI_NEED(synchronize) WRI_NEED(reduce)
+    WRI_NEED(scan) WRI_NEED(reduce_rows) WRI_NEED(reduce_segments) WRI_NEED(argext)
+#undef WRI_NEED
+    return NULL;
+}
+
+wr_status wri_plugin_open(const char *file, struct wri_backend *b, int *missing, char *err)
+{
+    const char *dir = wri_getenv("WARPRED_PLUGIN_DIR"), *why;
     char path[4096];
+    struct stat st;
     void *handle, *sym;
     const struct wr_backend_ops *ops;
     void *state = NULL;
-    wr_status st;
+    wr_status s;
 
-    if (dir == NULL || dir[0] == '\0')
-        dir = WR_PLUGIN_DIR;
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, WR_PLUGIN_FILE) >= sizeof path) {
-        say(err, "cuda plugin path too long (WARPRED_PLUGIN_DIR)");
+    *missing = 0;
+    if (dir == NULL || dir[0] == '\0') dir = WR_PLUGIN_DIR;
+    if (dir[0] != '/') {
+        say(err, "plugin directory '%.200s' is not an absolute path: refused", dir);
         return WR_ERR_NO_BACKEND;
     }
-    if (access(path, R_OK) != 0) {
-        say(err, "cuda plugin not found: %s: %s", path, strerror(errno));
+    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, file) >= sizeof path) {
+        say(err, "plugin path too long (WARPRED_PLUGIN_DIR)");
+        return WR_ERR_NO_BACKEND;
+    }
+    if (stat(dir, &st) != 0) {
+        *missing = errno == ENOENT;
+        say(err, "%s not found: %.200s: %s", file, dir, strerror(errno));
+        return WR_ERR_NO_BACKEND;
+    }
+    if ((why = untrusted(&st, 1)) != NULL) {
+        say(err, "plugin directory %.200s is %s (mode %04o): refused", dir, why, (unsigned)(st.st_mode & 07777));
+        return WR_ERR_NO_BACKEND;
+    }
+    if (stat(path, &st) != 0) {
+        *missing = errno == ENOENT;
+        say(err, "%s not found: %.200s: %s", file, path, strerror(errno));
+        return WR_ERR_NO_BACKEND;
+    }
+    if ((why = untrusted(&st, 0)) != NULL) {
+        say(err, "plugin %.200s is %s (mode %04o): refused", path, why, (unsigned)(st.st_mode & 07777));
         return WR_ERR_NO_BACKEND;
     }
     dlerror();
     handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (handle == NULL) {
-        const char *why = dlerror();
-        say(err, "cuda plugin %s cannot be loaded: %s", path, why ? why : "dlopen failed");
+        const char *e = dlerror();
+        say(err, "plugin %.200s cannot be loaded: %s", path, e ? e : "dlopen failed");
         return WR_ERR_NO_BACKEND;
     }
     sym = dlsym(handle, WR_BACKEND_SYMBOL);
-    if (sym == NULL) {
-        say(err, "cuda plugin %s refused: it does not export %s", path, WR_BACKEND_SYMBOL);
-        dlclose(handle);
-        return WR_ERR_NO_BACKEND;
-    }
     ops = (const struct wr_backend_ops *)sym;
-    if (ops->abi != WR_BACKEND_ABI) {
-        say(err, "cuda plugin %s refused: ABI mismatch (plugin has %u, libwarpred expects %u)",
-                 path, ops->abi, (unsigned)WR_BACKEND_ABI);
+    if (ops == NULL) {
+        say(err, "plugin %.200s refused: it does not export %s", path, WR_BACKEND_SYMBOL);
+    } else if (ops->abi != WR_BACKEND_ABI) {
+        say(err, "plugin %.200s refused: ABI mismatch (plugin has %u, libwarpred expects %u)",
+            path, ops->abi, (unsigned)WR_BACKEND_ABI);
+        ops = NULL;
+    } else if (ops->name == NULL || (why = missing_function(ops)) != NULL) {
+        say(err, "plugin %.200s refused: its table has no %s", path, ops->name ? why : "name");
+        ops = NULL;
+    }
+    if (ops == NULL) {
         dlclose(handle);
         return WR_ERR_NO_BACKEND;
     }
     err[0] = '\0';
-    st = ops->open(&state, err);
-    if (st != WR_SUCCESS) {
-        if (err[0] == '\0')
-            say(err, "cuda plugin %s: open failed: %s", path, wr_status_string(st));
-        /* keep the plugin mapped (RTLD_NODELETE); a driver may be half-initialised */
-        dlclose(handle);
-        return st == WR_ERR_NO_MEMORY ? st : WR_ERR_NO_BACKEND;
-    }
-    /* The handle's reference is dropped; RTLD_NODELETE keeps the code mapped. */
+    s = ops->open(&state, &wri_host_api, err);
+    /* the handle's reference goes; RTLD_NODELETE keeps the code mapped (also
+     * after a failed open: a driver may be half-initialised) */
     dlclose(handle);
-    slot->ops = ops;
-    slot->state = state;
+    if (s != WR_SUCCESS) {
+        char why2[WR_ERRLEN];
+        snprintf(why2, sizeof why2, "%s", err[0] ? err : wr_status_string(s));
+        say(err, "%s: %s", ops->name, why2);
+        return s == WR_ERR_NO_MEMORY || s == WR_ERR_INVALID_ARG ? s : WR_ERR_NO_BACKEND;
+    }
+    b->ops = ops;
+    b->state = state;
     return WR_SUCCESS;
 }

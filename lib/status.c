@@ -1,4 +1,4 @@
-/* status.c -- version, status text, per-thread error detail. */
+/* status.c -- version, status text, type sizes. */
 #include <config.h>
 #include <stdio.h>
 #include <string.h>
@@ -30,48 +30,4 @@ size_t wr_type_size(wr_type t)
     case WR_INT64: case WR_UINT64: case WR_DOUBLE: return 8;
     }
     return 0;
-}
-
-/* Errors are kept per thread (one context may be shared by many threads, and
- * each must see the reason for its own failure), tagged with the context so
- * that wr_context_error(other) does not report it. */
-static _Thread_local struct {
-    const wr_context *ctx;
-    int set;
-    char msg[WR_ERRLEN * 2];
-} tl_err;
-
-void wri_set_error(const wr_context *ctx, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(tl_err.msg, sizeof tl_err.msg, fmt, ap);
-    va_end(ap);
-    /* one line, always */
-    for (char *p = tl_err.msg; *p; p++)
-        if (*p == '\n' || *p == '\r') *p = ' ';
-    tl_err.ctx = ctx;
-    tl_err.set = 1;
-}
-
-void wri_clear_error(const wr_context *ctx)
-{
-    tl_err.ctx = ctx;
-    tl_err.set = 0;
-    tl_err.msg[0] = '\0';
-}
-
-const char *wr_context_error(const wr_context *ctx)
-{
-    if (tl_err.set && tl_err.ctx == ctx)
-        return tl_err.msg;
-    return "";
-}
-
-void wr_context_set_error(const wr_context *ctx, const char *reason)
-{
-    if (reason == NULL || reason[0] == '\0')
-        wri_clear_error(ctx);
-    else
-        wri_set_error(ctx, "%s", reason);
 }

@@ -1,9 +1,16 @@
 /*
  * warpred.h -- libwarpred public API: parallel reductions and prefix scans.
  *
- * One C API over two backends (cpu: OpenMP on the host; cuda: a run-time
- * loaded plugin).  Every function returns a wr_status; on failure a one-line
- * reason is available from wr_context_error().  The library never prints.
+ * One C API over three backends (cpu: OpenMP on the host; cuda and
+ * omptarget: run-time loaded plugins).  Every function returns a wr_status;
+ * on failure a one-line reason is available from wr_context_error().  The
+ * library never prints.
+ *
+ * Buffers.  Every buffer must be aligned to its element size (4 or 8 bytes;
+ * index: sizeof(size_t)), as C requires of any pointer to the type; a
+ * misaligned buffer is WR_ERR_INVALID_ARG.  A buffer must also lie within the
+ * process's address space: a count whose buffer would end beyond it is
+ * WR_ERR_INVALID_ARG.
  *
  * Names and signatures in this header are a contract: do not change them.
  */
@@ -46,7 +53,12 @@ WR_API const char *wr_status_string(wr_status s);
 
 typedef enum wr_type { WR_INT32, WR_INT64, WR_UINT32, WR_UINT64, WR_FLOAT, WR_DOUBLE } wr_type;
 typedef enum wr_op { WR_SUM, WR_PROD, WR_MIN, WR_MAX, WR_BAND, WR_BOR, WR_BXOR } wr_op;
-typedef enum wr_backend { WR_BACKEND_AUTO, WR_BACKEND_CPU, WR_BACKEND_CUDA } wr_backend;
+typedef enum wr_backend {
+    WR_BACKEND_AUTO,
+    WR_BACKEND_CPU,
+    WR_BACKEND_CUDA,
+    WR_BACKEND_OPENMP_TARGET     /* OpenMP target offload (the omptarget plugin) */
+} wr_backend;
 
 /* Size in bytes of one element of type t, or 0 if t is not a wr_type. */
 WR_API size_t wr_type_size(wr_type t);
@@ -64,15 +76,21 @@ WR_API wr_status   wr_context_create(wr_context **ctx, wr_backend backend);
 WR_API void        wr_context_destroy(wr_context *ctx);            /* NULL is a no-op */
 /* 1 if calls on ctx can run on backend b (AUTO: always 1), else 0. */
 WR_API int         wr_context_has_backend(const wr_context *ctx, wr_backend b);
-/* The backend (CPU or CUDA) that ran the last successful call on ctx, or
- * WR_BACKEND_AUTO if none has run yet. */
+/* The backend (CPU, CUDA or OPENMP_TARGET) that ran the last successful call
+ * on ctx, or WR_BACKEND_AUTO if none has run yet. */
 WR_API wr_backend  wr_context_last_backend(const wr_context *ctx); /* which one ran the last call */
-/* A one-line description of the backends, e.g.
- * "cpu: OpenMP, 16 threads; cuda: NVIDIA H200 (sm_90)". */
+/* A one-line description of the backends the context holds, e.g.
+ * "cpu: OpenMP, 16 threads, x86-64-v4; cuda: NVIDIA H200 (sm_90, sm_90
+ * machine code)".  A plugin that is installed but could not be loaded into
+ * an AUTO context is named with the reason ("cuda: not loaded: ..."). */
 WR_API const char *wr_context_describe(const wr_context *ctx);
 /* The reason for the failure of the calling thread's most recent call on ctx,
- * or "" if that call succeeded.  With ctx == NULL: the reason the calling
- * thread's last wr_context_create (or call with a NULL context) failed. */
+ * or "" if that call succeeded or the thread has made none.  Each (thread,
+ * context) pair keeps its own reason: calls on other contexts, by this thread
+ * or others, never change it.  The string stays valid until the calling
+ * thread's next call on ctx, or until ctx is destroyed.  With ctx == NULL:
+ * the reason the calling thread's last wr_context_create (or call with a NULL
+ * context) failed. */
 WR_API const char *wr_context_error(const wr_context *ctx);        /* detail of the last failure, "" if none */
 /* Record reason as the calling thread's failure detail for ctx: what
  * wr_context_error(ctx) returns next (ctx may be NULL).  reason == NULL or ""
@@ -104,6 +122,47 @@ WR_API wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out,
  * WR_ERR_EMPTY and writes nothing. */
 WR_API wr_status wr_argmin(wr_context *ctx, const void *in, size_t count, wr_type type, size_t *index, void *value);
 WR_API wr_status wr_argmax(wr_context *ctx, const void *in, size_t count, wr_type type, size_t *index, void *value);
+
+/* ---- stream-ordered calls ------------------------------------------------
+ *
+ * Queue ctx's device work on `stream` (a cudaStream_t, passed as void * so
+ * that this header needs no CUDA header); NULL goes back to the library's own
+ * streams.  The stream is a property of the context: threads sharing ctx share
+ * it.  With a stream set, a device call is ordered after the work queued on
+ * the stream before it and before the work queued after it; when every
+ * buffer it reads and writes is device or managed memory it returns as soon
+ * as its work is queued (no host wait, no allocation: it can be captured in a
+ * CUDA graph), otherwise it completes before returning.  Argument errors are
+ * still reported by the call itself; a failure of queued work is reported by
+ * wr_context_synchronize or the context's next call.  Work the context queued
+ * on its previous stream is ordered before any work on the new one.  A call
+ * that runs on the cpu backend (host memory under AUTO) does not wait for
+ * the stream.
+ * Returns WR_SUCCESS, WR_ERR_INVALID_ARG (ctx is NULL), WR_ERR_NO_BACKEND (ctx
+ * has no device backend that takes streams) or WR_ERR_DEVICE. */
+WR_API wr_status wr_context_set_stream(wr_context *ctx, void *stream);
+/* Wait for all work ctx has queued (on its stream or its own), and report a
+ * failure of asynchronous work (WR_ERR_DEVICE, with the reason).  On a
+ * context without a device backend: WR_SUCCESS at once. */
+WR_API wr_status wr_context_synchronize(wr_context *ctx);
+
+/* ---- reproducible float sums --------------------------------------------
+ *
+ * WR_FLOAT_REPRODUCIBLE: float and double SUM reductions (reduce, rows,
+ * segments, and libwarpred_mpi's allreduce) return the exact sum of the
+ * inputs rounded once to nearest (ties to even): the same bits on every
+ * backend, thread count, device, rank count and element order.  Scans give
+ * the same bits everywhere too (see wr_scan(3)).  Other types and ops are
+ * exact in either mode; float PROD is the same in both.
+ * WARPRED_FLOAT_MODE=reproducible|fast in the environment overrides the
+ * context's setting. */
+typedef enum wr_float_mode { WR_FLOAT_FAST = 0, WR_FLOAT_REPRODUCIBLE = 1 } wr_float_mode;
+/* Set ctx's float mode.  WR_ERR_INVALID_ARG for a NULL ctx or a mode that is
+ * not a wr_float_mode (the context is then unchanged). */
+WR_API wr_status     wr_context_set_float_mode(wr_context *ctx, wr_float_mode mode);
+/* The mode calls on ctx run in (after WARPRED_FLOAT_MODE); WR_FLOAT_FAST for
+ * a NULL ctx. */
+WR_API wr_float_mode wr_context_float_mode(const wr_context *ctx);
 
 #ifdef __cplusplus
 }

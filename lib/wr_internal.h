@@ -4,6 +4,7 @@
 #ifndef WR_INTERNAL_H
 #define WR_INTERNAL_H
 
+#include <pthread.h>
 #include <stdarg.h>
 #include "warpred.h"
 #include "wr_backend.h"
@@ -15,28 +16,58 @@
 #endif
 
 /* One backend as a context holds it: its table and its per-context state. */
-struct wr_slot {
+struct wri_backend {
     const struct wr_backend_ops *ops;   /* NULL: not available in this context */
     void *state;                        /* what ops->open() returned */
 };
 
+/* The reason for the last failed call of one thread on one context (see
+ * error.c).  It exists only while that call is the thread's last on it. */
+struct wri_reason;
+
 struct wr_context {
-    wr_backend mode;        /* what the context runs on: AUTO, CPU or CUDA (after WARPRED_BACKEND) */
-    struct wr_slot cpu;     /* always present */
-    struct wr_slot cuda;    /* present for AUTO/CUDA contexts whose plugin opened */
-    struct wr_slot locator; /* plugin opened only to tell device pointers apart (cpu contexts) */
-    int last_backend;       /* wr_backend of the last successful call (atomic access) */
-    char describe[512];
+    wr_backend mode;            /* what the context runs on (after WARPRED_BACKEND) */
+    int fmode;                  /* wr_float_mode, atomic access */
+    int fmode_env;              /* WARPRED_FLOAT_MODE's wr_float_mode, or -1 */
+    struct wri_backend cpu;     /* always present */
+    struct wri_backend cuda;    /* AUTO and CUDA contexts whose plugin opened */
+    struct wri_backend omp;     /* OPENMP_TARGET contexts, AUTO ones without cuda */
+    struct wri_backend locator; /* the cuda plugin, opened only to tell device pointers
+                                   apart (cpu contexts) */
+    const struct wri_backend *loc; /* who locates buffers: cuda, omp, locator or NULL */
+    int last_backend;           /* wr_backend of the last successful call (atomic access) */
+    char describe[768];
+
+    pthread_mutex_t reasons_mu; /* guards reasons */
+    struct wri_reason *reasons; /* one per thread whose last call on the context failed */
+    struct wr_context *live_prev, *live_next;  /* the list of live contexts (error.c) */
 };
 
-/* Record the calling thread's error for ctx (ctx may be NULL), formatted. */
+/* ---- error text (error.c) ---- */
+/* Record the calling thread's failure reason for ctx (ctx may be NULL). */
 void wri_set_error(const wr_context *ctx, const char *fmt, ...) WR_PRINTF(2, 3);
 /* Mark the calling thread's last call on ctx as successful. */
 void wri_clear_error(const wr_context *ctx);
+/* A new context's reason list; and the end of it (frees every reason). */
+int wri_reasons_init(wr_context *ctx);
+void wri_reasons_destroy(wr_context *ctx);
 
-/* Load and open the CUDA plugin.  Returns WR_SUCCESS and fills *slot, or
- * WR_ERR_NO_BACKEND with the reason (not found, dlopen error, missing symbol,
- * ABI mismatch, the plugin's own open() failure) in err. */
-wr_status wri_plugin_open(struct wr_slot *slot, char *err);
+/* ---- environment (env.c) ---- */
+/* getenv, except that a privileged process (setuid/setgid) sees no
+ * environment at all: NULL. */
+const char *wri_getenv(const char *name);
+/* A decimal count in [min, max] from the environment: 0 unset or empty, 1
+ * set (*value), -1 bad (err, WR_ERRLEN bytes, says why). */
+int wri_env_count(const char *name, size_t min, size_t max, size_t *value, char *err);
+/* What plugins get of the core. */
+extern const struct wr_host_api wri_host_api;
+
+/* ---- plugins (plugin.c) ---- */
+/* Load the plugin file `file` (e.g. "warpred_cuda.so") from the plugin
+ * directory and open it.  Returns WR_SUCCESS and fills *b; WR_ERR_NO_BACKEND
+ * with the reason in err (not found: *missing set to 1; refused, dlopen
+ * error, missing symbol, wrong ABI or table, or the plugin's own open()
+ * failure); or the plugin's WR_ERR_INVALID_ARG / WR_ERR_NO_MEMORY. */
+wr_status wri_plugin_open(const char *file, struct wri_backend *b, int *missing, char *err);
 
 #endif /* WR_INTERNAL_H */

@@ -20,7 +20,8 @@ static _Alignas(16) int32_t in[N];
 static int32_t saved[N];
 static unsigned char out[N * 8];
 static size_t idx;
-static unsigned char val[8];
+static union { unsigned char b[8]; uint64_t align; } val_u;   /* aligned for any type */
+#define val (val_u.b)
 
 static void reset(void)
 {
@@ -111,7 +112,7 @@ static void scan_errors(wr_context *c, int ex)
     CASE(c, INV, "in", "out", SCAN(in, in + 1, 8, WR_INT32, WR_SUM), W("out = in + 1 (partial overlap)"));
     CASE(c, INV, "in", "out", SCAN(in + 1, in, 8, WR_INT32, WR_SUM), W("out = in - 1 (partial overlap)"));
     CASE(c, INV, "in", "out", SCAN(in, in + 7, 8, WR_INT32, WR_SUM), W("out overlaps in's last element"));
-    CASE(c, INV, "in", "out", SCAN(in, (char *)in + 2, 4, WR_INT32, WR_SUM), W("out = in + 2 bytes"));
+    CASE(c, INV, "out", "aligned", SCAN(in, (char *)in + 2, 4, WR_INT32, WR_SUM), W("out = in + 2 bytes (misaligned)"));
     /* out == in is allowed, and at count 0 nothing moves so NULL is fine */
     reset();
     st = SCAN(in, in, 8, WR_INT32, WR_SUM);
@@ -191,7 +192,8 @@ static void argext_errors(wr_context *c, int is_max)
     CASE(c, INV, "count", NULL, ARG(in, SIZE_MAX / 8 + 1, WR_INT64, &idx, val), W("count * 8 overflows"));
     CASE(c, INV, "in", "value", ARG(in, 5, WR_INT32, &idx, in + 2), W("value inside in"));
     CASE(c, INV, "in", "index", ARG(in, 8, WR_INT32, (size_t *)(void *)(in + 2), val), W("index inside in"));
-    CASE(c, INV, "index", "value", ARG(in, 5, WR_INT64, &idx, (char *)&idx + 4), W("value overlaps index"));
+    CASE(c, INV, "index", "value", ARG(in, 5, WR_INT64, &idx, &idx), W("value overlaps index"));
+    CASE(c, INV, "value", "aligned", ARG(in, 5, WR_INT64, &idx, (char *)val + 4), W("value misaligned"));
 #undef W
 #undef ARG
 }
@@ -199,7 +201,7 @@ static void argext_errors(wr_context *c, int is_max)
 int main(void)
 {
     wr_context *ctx;
-    plan(7 + 12 + 2 * 11 + 9 + 12 + 2 * 9);
+    plan(7 + 12 + 2 * 11 + 9 + 12 + 2 * 10);
     ctx = tu_context(WR_BACKEND_AUTO);
     null_ctx();
     reduce_errors(ctx);

@@ -31,10 +31,10 @@
 struct range { uintptr_t lo, hi; };
 struct fake { struct range dev, managed, pinned; };
 
-static struct range env_range(const char *name)
+static struct range env_range(const struct wr_host_api *host, const char *name)
 {
     struct range r = { 0, 0 };
-    const char *v = getenv(name);
+    const char *v = host->getenv(name);
     char *end;
     if (v == NULL) return r;
     r.lo = (uintptr_t)strtoull(v, &end, 16);
@@ -47,10 +47,11 @@ static int in_range(const struct range *r, const void *p)
     return (uintptr_t)p >= r->lo && (uintptr_t)p < r->hi;
 }
 
-static wr_status fake_open(void **state, char *err)
+static wr_status fake_open(void **state, const struct wr_host_api *host, char *err)
 {
 #ifdef FAKE_NODEV
     (void)state;
+    (void)host;
     (void)env_range;
     snprintf(err, WR_ERRLEN, "no CUDA device (fake plugin)");
     return WR_ERR_NO_BACKEND;
@@ -60,9 +61,9 @@ static wr_status fake_open(void **state, char *err)
         snprintf(err, WR_ERRLEN, "fake plugin: out of memory");
         return WR_ERR_NO_MEMORY;
     }
-    f->dev = env_range("WR_FAKE_DEVICE");
-    f->managed = env_range("WR_FAKE_MANAGED");
-    f->pinned = env_range("WR_FAKE_PINNED");
+    f->dev = env_range(host, "WR_FAKE_DEVICE");
+    f->managed = env_range(host, "WR_FAKE_MANAGED");
+    f->pinned = env_range(host, "WR_FAKE_PINNED");
     *state = f;
     return WR_SUCCESS;
 #endif
@@ -77,6 +78,27 @@ static void fake_describe(void *state, char *buf, size_t len)
 {
     (void)state;
     snprintf(buf, len, FAKE_DESCRIPTION);
+}
+
+static int fake_threads(void *state)
+{
+    (void)state;
+    return 0;
+}
+
+static wr_status fake_set_stream(void *state, void *stream, char *err)
+{
+    (void)state;
+    (void)stream;
+    snprintf(err, WR_ERRLEN, "fake plugin: no streams");
+    return WR_ERR_NO_BACKEND;
+}
+
+static wr_status fake_synchronize(void *state, char *err)
+{
+    (void)state;
+    (void)err;
+    return WR_SUCCESS;
 }
 
 static wr_mem_kind fake_locate(void *state, const void *ptr)
@@ -122,11 +144,12 @@ static int32_t tagged_sum(const int32_t *in, size_t lo, size_t hi)
     return (int32_t)s;
 }
 
-static wr_status fake_reduce(void *state, const void *in, void *out, size_t count, wr_type type, wr_op op,
+static wr_status fake_reduce(void *state, const struct wr_call *call, const void *in, void *out, size_t count, wr_type type, wr_op op,
                              char *err)
 {
     wr_status st = only_int32_sum(type, op, err);
     (void)state;
+    (void)call;
     if (st != WR_SUCCESS) return st;
     if (count == FAKE_FAIL_COUNT) {
         snprintf(err, WR_ERRLEN, "fake kernel launch failed");
@@ -136,7 +159,7 @@ static wr_status fake_reduce(void *state, const void *in, void *out, size_t coun
     return WR_SUCCESS;
 }
 
-static wr_status fake_scan(void *state, const void *in, void *out, size_t count, wr_type type, wr_op op,
+static wr_status fake_scan(void *state, const struct wr_call *call, const void *in, void *out, size_t count, wr_type type, wr_op op,
                            int exclusive, char *err)
 {
     const int32_t *x = (const int32_t *)in;
@@ -145,6 +168,7 @@ static wr_status fake_scan(void *state, const void *in, void *out, size_t count,
     size_t i;
     wr_status st = only_int32_sum(type, op, err);
     (void)state;
+    (void)call;
     if (st != WR_SUCCESS) return st;
     for (i = 0; i < count; i++) {
         uint32_t xi = (uint32_t)x[i];   /* read before writing: out may be in */
@@ -155,32 +179,34 @@ static wr_status fake_scan(void *state, const void *in, void *out, size_t count,
     return WR_SUCCESS;
 }
 
-static wr_status fake_rows(void *state, const void *in, void *out, size_t rows, size_t cols, wr_type type,
+static wr_status fake_rows(void *state, const struct wr_call *call, const void *in, void *out, size_t rows, size_t cols, wr_type type,
                            wr_op op, char *err)
 {
-    (void)state; (void)in; (void)out; (void)rows; (void)cols; (void)type; (void)op;
+    (void)state; (void)call; (void)in; (void)out; (void)rows; (void)cols; (void)type; (void)op;
     snprintf(err, WR_ERRLEN, "fake plugin: no reduce_rows");
     return WR_ERR_UNSUPPORTED;
 }
 
-static wr_status fake_segments(void *state, const void *in, void *out, size_t nsegments, const size_t *offsets,
+static wr_status fake_segments(void *state, const struct wr_call *call, const void *in, void *out, size_t nsegments, const size_t *offsets,
                                wr_type type, wr_op op, char *err)
 {
     size_t s;
     wr_status st = only_int32_sum(type, op, err);
     (void)state;
+    (void)call;
     if (st != WR_SUCCESS) return st;
     for (s = 0; s < nsegments; s++)
         ((int32_t *)out)[s] = tagged_sum((const int32_t *)in, offsets[s], offsets[s + 1]);
     return WR_SUCCESS;
 }
 
-static wr_status fake_argext(void *state, const void *in, size_t count, wr_type type, int is_max, size_t *index,
+static wr_status fake_argext(void *state, const struct wr_call *call, const void *in, size_t count, wr_type type, int is_max, size_t *index,
                              void *value, char *err)
 {
     const int32_t *x = (const int32_t *)in;
     size_t i, best = 0;
     (void)state;
+    (void)call;
     if (type != WR_INT32) {
         snprintf(err, WR_ERRLEN, "fake plugin: only int32 argmin/argmax");
         return WR_ERR_UNSUPPORTED;
@@ -210,8 +236,11 @@ const struct wr_backend_ops FAKE_TABLE = {
     .open = fake_open,
     .close = fake_close,
     .describe = fake_describe,
+    .threads = fake_threads,
     .locate = fake_locate,
     .check_offsets = fake_check_offsets,
+    .set_stream = fake_set_stream,
+    .synchronize = fake_synchronize,
     .reduce = fake_reduce,
     .scan = fake_scan,
     .reduce_rows = fake_rows,

@@ -8,7 +8,7 @@ if ! command -v readelf >/dev/null 2>&1; then
     echo "1..0 # SKIP readelf not found"
     exit 0
 fi
-echo "1..4"
+echo "1..5"
 n=0
 check() {  # check OK-CONDITION-EXIT-STATUS DESCRIPTION
     n=$((n + 1))
@@ -26,3 +26,6 @@ echo "# $plugin NEEDED: $plugneed"
 syms=$(readelf --dyn-syms -W "$plugin" 2>/dev/null | awk '$5 == "GLOBAL" && $7 != "UND" { print $8 }' | tr '\n' ' ')
 echo "# $plugin exports $(echo $syms | wc -w) names: $(echo $syms | cut -c1-300)"
 [ "$(echo $syms)" = "warpred_backend_ops" ]; check $? "the plugin exports only warpred_backend_ops"
+undef=$(nm -D -u "$plugin" 2>/dev/null | awk '{ print $2 }' | grep '^wr_' | tr '\n' ' ')
+echo "# $plugin undefined wr_* names: ${undef:-none}"
+[ -f "$plugin" ] && [ -z "$undef" ]; check $? "the plugin needs no symbol of libwarpred (it loads under dlopen RTLD_LOCAL)"

@@ -15,7 +15,7 @@ struct bench_meta {
  * stderr) or a file name.  Exits with status 2 if a file cannot be opened. */
 void bench_output_open(const char *csv_path, const char *json_path, int progress,
                        const struct bench_meta *m);
-/* Print the performance targets with this run's figures. */
+/* Print the performance targets with this run's figures (--targets). */
 void bench_targets(void);
 void bench_output_close(int failures);
 

@@ -41,7 +41,7 @@ struct opts {
     size_t seglen;
     int reps, warmup;
     int full, want_matrix, want_seed, want_host;
-    int check, progress;
+    int check, progress, targets;
     const char *csv, *json;
     uint64_t seed;
 };
@@ -87,6 +87,8 @@ static void usage(FILE *f)
 "  --json FILE|-            all rows as JSON\n"
 "                           (with '-' the table goes to stderr)\n"
 "  --progress, --no-progress  progress lines on stderr (default: with --full)\n"
+"  --targets                after the matrix, the project's performance targets\n"
+"                           with this run's figures (doc/PERFORMANCE.md)\n"
 "  -h, --help               this text\n"
 "  --version                the program's and the library's versions\n"
 "\n"
@@ -259,6 +261,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(a, "--no-check")) o->check = 0;
         else if (!strcmp(a, "--progress")) progress = 1;
         else if (!strcmp(a, "--no-progress")) progress = 0;
+        else if (!strcmp(a, "--targets")) o->targets = 1;
         else if (!strcmp(a, "--csv")) o->csv = ARG();
         else if (!strcmp(a, "--json")) o->json = ARG();
         else die_usage("unknown option '%s'", argv[i]);
@@ -894,7 +897,7 @@ int main(int argc, char **argv)
             bench_note("\nseed table skipped: %s", why_cuda);
         }
     }
-    if (o.want_matrix) bench_targets();
+    if (o.want_matrix && o.targets) bench_targets();
     bench_note("\n%d failure%s", failures, failures == 1 ? "" : "s");
     bench_output_close(failures);
     wr_context_destroy(cuda);

@@ -127,6 +127,9 @@ AC_DEFUN([WR_CHECK_FORTRAN], [
     [wr_fortran_summary="yes $FC (warpred_mpi module: $wr_have_mpi_fortran; .mod files in $with_fmoddir)"],
     [wr_fortran_summary=no])
   AC_SUBST([fmoddir], [$with_fmoddir])
+  dnl warpred.pc's fflags: the -I of the module directory, when there is one
+  AS_IF([test $wr_have_fortran = yes], [WR_PC_FFLAGS="-I\${fmoddir}"], [WR_PC_FFLAGS=])
+  AC_SUBST([WR_PC_FFLAGS])
   AC_SUBST([MPI_FCFLAGS])
   AC_SUBST([MPI_FCLIBS])
   AM_CONDITIONAL([HAVE_FORTRAN], [test $wr_have_fortran = yes])

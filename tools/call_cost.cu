@@ -20,7 +20,7 @@
  * launches on blocking, non-blocking and legacy streams and through the
  * driver API.  Then, for f32 sums of all ones at 2^10, 2^25 and 2^28, the
  * event-timed medians (us) of: the kernel alone; + cudaStreamSynchronize;
- * + the done word (wrc.cuh, done_sig) and a spin on it, result to device
+ * + the done word (backend.cuh, done_sig) and a spin on it, result to device
  * memory and to mapped host memory (as the plugin does for a host result);
  * both waits preceded by the queries lib/ and the plugin make (two
  * cudaPointerGetAttributes and a cudaSetDevice); CUB's Sum +
@@ -32,7 +32,7 @@
  * stream made to wait for the legacy stream's work by an event.  The variants run
  * interleaved, one of each per round, and every result is checked.
  */
-#include "../cuda/wrc_reduce.cu"
+#include "../cuda/reduce.cu"
 #include "tool_common.cuh"
 
 #include <cuda.h>
@@ -97,7 +97,7 @@ int main()
     const int reps = getenv("CALL_COST_REPS") ? atoi(getenv("CALL_COST_REPS")) : 400;
     char err[WR_ERRLEN];
     CK(cudaSetDevice(0));
-    wrc::lane L;
+    wrcuda::lane L;
     tool_lane(L);           /* a blocking stream, as the plugin's lanes */
     const size_t nmax = (size_t)1 << 28;
     float *in, *dres, *dcub;
@@ -121,7 +121,7 @@ int main()
     printf("  cudaSetDevice(0)                    %8.0f\n", host_ns(reps, [&] { CK(cudaSetDevice(0)); }));
     printf("  cudaStreamQuery(idle)               %8.0f\n", host_ns(reps, [&] { CK(cudaStreamQuery(L.st)); }));
     printf("  launch reduce 2^10 (host side)      %8.0f\n", host_ns(reps, [&] {
-        if (wrc::launch_reduce(L, in, 1024, WR_FLOAT, WR_SUM, dres, nullptr, wrc::kNoDone, err) != WR_SUCCESS) exit(1);
+        if (wrcuda::launch_reduce(L, in, 1024, WR_FLOAT, WR_SUM, dres, nullptr, wrcuda::kNoDone, err) != WR_SUCCESS) exit(1);
     }));
     CK(cudaStreamSynchronize(L.st));
     cudaStream_t nb;
@@ -173,15 +173,15 @@ int main()
         CK(cudaSetDevice(0));
         CK(cudaPointerGetAttributes(&a, in));
         CK(cudaPointerGetAttributes(&a, dres));
-        const wrc::done_sig ds{ hflag_dev, ++seq ? seq : ++seq };
-        if (wrc::launch_reduce(L, in, 1024, WR_FLOAT, WR_SUM, dres, nullptr, ds, err) != WR_SUCCESS) exit(1);
+        const wrcuda::done_sig ds{ hflag_dev, ++seq ? seq : ++seq };
+        if (wrcuda::launch_reduce(L, in, 1024, WR_FLOAT, WR_SUM, dres, nullptr, ds, err) != WR_SUCCESS) exit(1);
         spin(hflag, ds.seq, L.st);
     }));
     printf("  wr_reduce 1 element, cpu context      %8.0f\n", host_ns(reps, [&] {
         if (wr_reduce(cpu, &hone, &hsum, 1, WR_FLOAT, WR_SUM) != WR_SUCCESS) exit(1);
     }));
 #endif
-    wrc::lane L0 = L, Lnb = L;      /* the same scratch, other streams (calls never overlap) */
+    wrcuda::lane L0 = L, Lnb = L;      /* the same scratch, other streams (calls never overlap) */
     L0.st = 0;
     Lnb.st = nb;
     for (size_t n : sizes) {
@@ -199,8 +199,8 @@ int main()
                 if (v == 11) continue;
 #endif
                 const bool done = v == 2 || v == 3 || v == 5 || v == 8 || v == 9 || v == 12, to_host = v == 3;
-                wrc::lane &Lv = v == 8 ? L0 : v == 9 || v == 12 ? Lnb : L;
-                const wrc::done_sig ds = done ? wrc::done_sig{ hflag_dev, ++seq ? seq : ++seq } : wrc::kNoDone;
+                wrcuda::lane &Lv = v == 8 ? L0 : v == 9 || v == 12 ? Lnb : L;
+                const wrcuda::done_sig ds = done ? wrcuda::done_sig{ hflag_dev, ++seq ? seq : ++seq } : wrcuda::kNoDone;
                 *(volatile uint32_t *)hres = 0;
                 CK(cudaEventRecord(e0, 0));
                 if (v == 4 || v == 5) {
@@ -224,7 +224,7 @@ int main()
                         CK(cudaEventRecord(eleg, cudaStreamLegacy));
                         CK(cudaStreamWaitEvent(Lnb.st, eleg, 0));
                     }
-                    if (wrc::launch_reduce(Lv, in, n, WR_FLOAT, WR_SUM, to_host ? (void *)hres_dev : (void *)dres,
+                    if (wrcuda::launch_reduce(Lv, in, n, WR_FLOAT, WR_SUM, to_host ? (void *)hres_dev : (void *)dres,
                                            nullptr, ds, err) != WR_SUCCESS) {
                         fprintf(stderr, "%s\n", err);
                         return 1;

@@ -18,7 +18,7 @@
  * argmax (launch_argext against cub::DeviceReduce::ArgMax) on a pattern with
  * repeated maxima: both must name the same (first) index and value.
  */
-#include "../cuda/wrc_reduce.cu"
+#include "../cuda/reduce.cu"
 #include "tool_common.cuh"
 
 #include <stdio.h>
@@ -34,7 +34,7 @@ template <typename T> __global__ void k_fill_ones(T *p, size_t n)
 }
 
 template <typename T>
-static bool run(const char *name, wr_type wt, wrc::lane &L, void *in, void *out, size_t n, int reps)
+static bool run(const char *name, wr_type wt, wrcuda::lane &L, void *in, void *out, size_t n, int reps)
 {
     char err[WR_ERRLEN];
     T *dres, *dcub, got, want;
@@ -51,7 +51,7 @@ static bool run(const char *name, wr_type wt, wrc::lane &L, void *in, void *out,
     CK(cudaMalloc(&tmp, tmp_bytes));
     bool ok = true;
     const double ours = timed_median(L.st, reps, [&] {
-        if (wrc::launch_reduce(L, in, n, wt, WR_SUM, dres, nullptr, wrc::kNoDone, err) != WR_SUCCESS) {
+        if (wrcuda::launch_reduce(L, in, n, wt, WR_SUM, dres, nullptr, wrcuda::kNoDone, err) != WR_SUCCESS) {
             fprintf(stderr, "%s: %s\n", name, err);
             exit(1);
         }
@@ -95,7 +95,7 @@ template <typename T> __global__ void k_fill_pattern(T *p, size_t n)
 /* argmax: launch_argext against cub::DeviceReduce::ArgMax; the two must
  * name the same index (the first maximum) */
 template <typename T>
-static bool run_argmax(const char *name, wr_type wt, wrc::lane &L, void *in, size_t n, int reps)
+static bool run_argmax(const char *name, wr_type wt, wrcuda::lane &L, void *in, size_t n, int reps)
 {
     char err[WR_ERRLEN];
     unsigned char *dres, host[16];
@@ -111,7 +111,7 @@ static bool run_argmax(const char *name, wr_type wt, wrc::lane &L, void *in, siz
     CK(cub::DeviceReduce::ArgMax(tmp, tmp_bytes, (const T *)in, dmax, didx, (::cuda::std::int64_t)n, L.st));
     CK(cudaMalloc(&tmp, tmp_bytes));
     const double ours = timed_median(L.st, reps, [&] {
-        if (wrc::launch_argext(L, in, n, wt, 1, 0, dres, nullptr, wrc::kNoDone, err) != WR_SUCCESS) {
+        if (wrcuda::launch_argext(L, in, n, wt, 1, 0, dres, nullptr, wrcuda::kNoDone, err) != WR_SUCCESS) {
             fprintf(stderr, "%s argmax: %s\n", name, err);
             exit(1);
         }
@@ -142,7 +142,7 @@ int main(int argc, char **argv)
     const size_t n = argc > 1 ? strtoull(argv[1], nullptr, 0) : (size_t)1 << 28;
     const char *r = getenv("REDUCE_TIME_REPS");
     const int reps = r && *r ? std::max(1, atoi(r)) : 20;
-    wrc::lane L{};
+    wrcuda::lane L{};
     tool_lane(L);
     void *in, *out;
     CK(cudaMalloc(&in, n * 8));

@@ -12,7 +12,7 @@
  *
  * The input is all ones: every row's sum must be COLS, in ours and CUB's.
  */
-#include "../cuda/wrc_segments.cu"
+#include "../cuda/segments.cu"
 #include "tool_common.cuh"
 
 #include <stdio.h>
@@ -50,7 +50,7 @@ int main(int argc, char **argv)
     const size_t rows = n / cols;
     const char *r = getenv("ROWS_TIME_REPS");
     const int reps = r && *r ? std::max(1, atoi(r)) : 20;
-    wrc::lane L{};
+    wrcuda::lane L{};
     char err[WR_ERRLEN];
     tool_lane(L);
     float *in, *ours, *cub_out;
@@ -64,9 +64,9 @@ int main(int argc, char **argv)
     size_t tmp_bytes = 0;
     CK(cub::DeviceSegmentedReduce::Sum(tmp, tmp_bytes, in, cub_out, (long long)rows, begin, begin + 1, L.st));
     CK(cudaMalloc(&tmp, tmp_bytes));
-    const int minb = wrc::blocks_per_sm((const void *)wrc::k_seg_block<WR_SUM, float>);
+    const int minb = wrcuda::blocks_per_sm((const void *)wrcuda::k_seg_block<WR_SUM, float>);
     const double t_ours = timed_median(L.st, reps, [&] {
-        if (wrc::launch_segments(L, in, ours, rows, nullptr, 0, cols, (double)cols, WR_FLOAT, WR_SUM, wrc::kNoDone,
+        if (wrcuda::launch_segments(L, in, ours, rows, nullptr, 0, cols, (double)cols, WR_FLOAT, WR_SUM, wrcuda::kNoDone,
                                  err) != WR_SUCCESS) {
             fprintf(stderr, "launch_segments: %s\n", err);
             exit(1);

@@ -1,7 +1,7 @@
 /*
  * scan_phases.cu -- where the time of the device-wide scan goes, tile by tile.
  *
- * cuda/wrc_scan.cu is compiled here with WRC_SCAN_PROFILE, which makes the
+ * cuda/scan.cu is compiled here with WRC_SCAN_PROFILE, which makes the
  * warp-specialised kernel stamp %globaltimer at each step of a tile: ticket
  * drawn, staged (its ticket is in hand and a stage free: the load warp
  * starts the copy), landed, aggregate out (reduce squad), look-back started,
@@ -25,7 +25,7 @@
  * bits, SCAN_PHASES_CALLSTYLE=1 times as warpred-bench does, and
  * SCAN_PHASES_GAP=BYTES moves the output that much further from the input
  * (below).  The build-time knobs of
- * wrc_scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK, _SQUAD, _AHEAD,
+ * scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK, _SQUAD, _AHEAD,
  * _TILE_BYTES, _TMA; _NOLB and _NOSTORE take out the look-back or the
  * outputs, for bounds, with wrong results) vary the kernel.  Not part of
  * the build or the plugin:
@@ -36,7 +36,7 @@
 #ifndef SCAN_PHASES_NOSTAMPS
 #define WRC_SCAN_PROFILE 1
 #endif
-#include "../cuda/wrc_scan.cu"
+#include "../cuda/scan.cu"
 #include "tool_common.cuh"
 
 #include <stdio.h>
@@ -73,7 +73,7 @@ int main(int argc, char **argv)
     const size_t n = argc > 1 ? strtoull(argv[1], nullptr, 0) : (size_t)1 << 28;
     const wr_type types[3] = { WR_FLOAT, WR_INT32, WR_DOUBLE };
     const char *names[3] = { "f32", "i32", "f64" };
-    wrc::lane L{};
+    wrcuda::lane L{};
     char err[WR_ERRLEN];
     tool_lane(L);
     void *in, *out;
@@ -106,13 +106,13 @@ int main(int argc, char **argv)
     const int reps = (int)std::min(std::max(env_num("REPS", 3), 1ull), 10000ull);
     const bool callstyle = env_num("CALLSTYLE", 0) != 0;
     const bool check = env_num("CHECK", 1) != 0;
-    auto tile_elems = [](size_t es) -> size_t { return wrc::kWsTileBytes / es; };
+    auto tile_elems = [](size_t es) -> size_t { return wrcuda::kWsTileBytes / es; };
     const size_t max_tiles = (n + tile_elems(8) - 1) / tile_elems(8) + (n + tile_elems(4) - 1) / tile_elems(4);
 #ifdef WRC_SCAN_PROFILE
     unsigned long long *stamps;
-    CK(cudaMalloc((void **)&stamps, max_tiles * wrc::kStamps * sizeof *stamps));
-    CK(cudaMemcpyToSymbol(wrc::wrc_scan_stamps, &stamps, sizeof stamps));
-    std::vector<unsigned long long> h(max_tiles * wrc::kStamps);
+    CK(cudaMalloc((void **)&stamps, max_tiles * wrcuda::kStamps * sizeof *stamps));
+    CK(cudaMemcpyToSymbol(wrcuda::wrc_scan_stamps, &stamps, sizeof stamps));
+    std::vector<unsigned long long> h(max_tiles * wrcuda::kStamps);
 #else
     (void)max_tiles;
 #endif
@@ -122,14 +122,14 @@ int main(int argc, char **argv)
     printf("scan_phases: n = %zu, %d stages per block, %d block(s) per SM at least, tiles of %zu bytes, squads of %d "
            "warps, %d / %d look-back warp(s) reading %d / %d descriptors per lane (integers / floats), tickets %d "
            "ahead, %s loads\n",
-           n, wrc::kStagesWs, WRC_WS_MINB, wrc::kWsTileBytes, wrc::kSquad, wrc::lb_warps<int>(),
-           wrc::lb_warps<double>(), wrc::lb_k<int>(), wrc::lb_k<double>(), wrc::kAhead,
-           wrc::kTma ? "bulk (TMA)" : "cp.async");
+           n, wrcuda::kStagesWs, WRC_WS_MINB, wrcuda::kWsTileBytes, wrcuda::kSquad, wrcuda::lb_warps<int>(),
+           wrcuda::lb_warps<double>(), wrcuda::lb_k<int>(), wrcuda::lb_k<double>(), wrcuda::kAhead,
+           wrcuda::kTma ? "bulk (TMA)" : "cp.async");
     for (int ti = 0; ti < 3; ti++) {
         const size_t es = ti == 2 ? 8 : 4;
         const size_t tiles = (n + tile_elems(es) - 1) / tile_elems(es);
         auto scan = [&]() {
-            if (wrc::launch_scan(L, in, out, n, types[ti], WR_SUM, 0, nullptr, nullptr, wrc::kNoDone, err) != WR_SUCCESS) {
+            if (wrcuda::launch_scan(L, in, out, n, types[ti], WR_SUM, 0, nullptr, nullptr, wrcuda::kNoDone, err) != WR_SUCCESS) {
                 fprintf(stderr, "%s\n", err);
                 exit(1);
             }
@@ -230,7 +230,7 @@ int main(int argc, char **argv)
         std::vector<double> ltake, lempty, lland, lred, swait;
         unsigned long long t0 = ~0ull, t1 = 0;
         double busy = 0;
-        using namespace wrc;                      /* the stamp names, kS... */
+        using namespace wrcuda;                   /* the stamp names, kS... */
         auto at = [&](long long tile, int k) { return h[(size_t)tile * kStamps + k]; };
         for (size_t t = 0; t < tiles; t++) {
             const unsigned long long *s = &h[t * kStamps];
@@ -308,7 +308,7 @@ int main(int argc, char **argv)
         stats("  slowest: ticket drawn -> staged", shold);
         if (const char *dump = getenv("SCAN_PHASES_DUMP")) {
             /* raw stamps, kStamps 64-bit words per tile (named kS... in
-             * cuda/wrc_scan.cu), for offline study */
+             * cuda/scan.cu), for offline study */
             char path[4096];
             snprintf(path, sizeof path, "%s-%s.bin", dump, names[ti]);
             if (FILE *f = fopen(path, "wb")) {

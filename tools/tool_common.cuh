@@ -1,9 +1,9 @@
 /*
  * tool_common.cuh -- what the timing tools (scan_phases.cu, reduce_time.cu,
  * rows_time.cu) share: stand-ins for the plugin's helpers that the kernel
- * files' launchers call (as in cuda/warpred_cuda.cu), CK() for the tools'
+ * files' launchers call (as in cuda/plugin.cu), CK() for the tools'
  * own CUDA calls, and a median of event-timed runs.  Include it after the
- * kernel file (cuda/wrc_*.cu), once per tool.
+ * kernel file (cuda/*.cu), once per tool.
  */
 #ifndef WR_TOOL_COMMON_CUH
 #define WR_TOOL_COMMON_CUH
@@ -13,7 +13,7 @@
 #include <algorithm>
 #include <vector>
 
-namespace wrc {
+namespace wrcuda {
 wr_status fail(char *err, const char *call, cudaError_t e)
 {
     snprintf(err, WR_ERRLEN, "%s: %s", call, cudaGetErrorString(e));
@@ -24,9 +24,9 @@ wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const cha
     (void)what;
     if (*p != nullptr && need <= *cap) return WR_SUCCESS;
     if (*p) cudaFree(*p);
-    WRC_CK(cudaMalloc, (p, need));
+    WRCUDA_CK(cudaMalloc, (p, need));
     *cap = need;
-    if (zero) WRC_CK(cudaMemsetAsync, (*p, 0, need, L.st));
+    if (zero) WRCUDA_CK(cudaMemsetAsync, (*p, 0, need, L.st));
     return WR_SUCCESS;
 }
 int blocks_per_sm(const void *kernel)
@@ -35,7 +35,7 @@ int blocks_per_sm(const void *kernel)
     if (cudaOccupancyMaxActiveBlocksPerMultiprocessor(&n, kernel, kThreads, 0) != cudaSuccess) n = 4;
     return n > 0 ? n : 1;
 }
-} /* namespace wrc */
+} /* namespace wrcuda */
 
 /* a CUDA call of the tool itself: on failure, say which and exit */
 #define CK(x)                                                                             \
@@ -47,13 +47,13 @@ int blocks_per_sm(const void *kernel)
 /* A lane as the plugin gives the launchers one: the device's multiprocessor
  * count, a stream, the counters (zeroed) and room for the per-block
  * partials. */
-static void tool_lane(wrc::lane &L)
+static void tool_lane(wrcuda::lane &L)
 {
     CK(cudaDeviceGetAttribute(&L.sms, cudaDevAttrMultiProcessorCount, 0));
     CK(cudaStreamCreate(&L.st));
     CK(cudaMalloc((void **)&L.ctr, 64));
     CK(cudaMemset(L.ctr, 0, 64));
-    L.part_cap = (size_t)wrc::kMaxGrid * 16;
+    L.part_cap = (size_t)wrcuda::kMaxGrid * 16;
     CK(cudaMalloc(&L.part, L.part_cap));
 }
 

@@ -1,5 +1,5 @@
 /*
- * warpred_cuda.cu -- the CUDA backend: a plugin that exports one symbol,
+ * plugin.cu -- the CUDA backend: a plugin that exports one symbol,
  * warpred_backend_ops (see lib/wr_backend.h), and nothing else.
  *
  * This file holds what is not a kernel: opening the device, telling where a
@@ -29,7 +29,7 @@
  * memory (reduce, argmin/argmax, scans, rows, segments) learns that it is done
  * from the kernel itself: the block that finishes the work stores a
  * sequence number into a mapped word of the lane, and the host spins on it
- * (done_sig in wrc.cuh), 1-2 us sooner than cudaStreamSynchronize.  The
+ * (done_sig in backend.cuh), 1-2 us sooner than cudaStreamSynchronize.  The
  * spin asks cudaStreamQuery now and then, so a kernel that fails (and never
  * stores) ends the wait with its error.  Where the application asked the
  * device to block or yield while waiting (cudaSetDeviceFlags), or with
@@ -48,11 +48,11 @@
 #include <mutex>
 #include <new>
 #include <vector>
-#include "wrc.cuh"
+#include "backend.cuh"
 
-#define WRC_EXPORT __attribute__((visibility("default")))
+#define WRCUDA_EXPORT __attribute__((visibility("default")))
 
-namespace wrc {
+namespace wrcuda {
 
 namespace {
 
@@ -70,7 +70,7 @@ struct state {
 };
 
 /*
- * A lane as this file sees it: the shared part (wrc.cuh) plus what only the
+ * A lane as this file sees it: the shared part (backend.cuh) plus what only the
  * call machinery here uses.
  *
  * Result delivery.  A reduce or argmin/argmax whose result goes to host
@@ -164,15 +164,15 @@ wr_status lane_create(state *S, lane **out, char *err)
     L->sms = S->sms;
     L->scan_blocks = S->scan_blocks;
     st = [&]() -> wr_status {
-        WRC_CK(cudaStreamCreateWithFlags, (&L->st, cudaStreamDefault));
-        WRC_CK(cudaMalloc, ((void **)&L->ctr, 64));
-        WRC_CK(cudaMemsetAsync, (L->ctr, 0, 64, L->st));
-        WRC_CK(cudaMalloc, ((void **)&L->slot, kSlots * kSlotBytes));
-        WRC_CK(cudaMemsetAsync, (L->slot, 0, kSlots * kSlotBytes, L->st));
-        WRC_CK(cudaMalloc, (&L->part, (size_t)kMaxGrid * 16));
+        WRCUDA_CK(cudaStreamCreateWithFlags, (&L->st, cudaStreamDefault));
+        WRCUDA_CK(cudaMalloc, ((void **)&L->ctr, 64));
+        WRCUDA_CK(cudaMemsetAsync, (L->ctr, 0, 64, L->st));
+        WRCUDA_CK(cudaMalloc, ((void **)&L->slot, kSlots * kSlotBytes));
+        WRCUDA_CK(cudaMemsetAsync, (L->slot, 0, kSlots * kSlotBytes, L->st));
+        WRCUDA_CK(cudaMalloc, (&L->part, (size_t)kMaxGrid * 16));
         L->part_cap = (size_t)kMaxGrid * 16;
         const unsigned hflags = S->can_map ? cudaHostAllocMapped : cudaHostAllocDefault;
-        WRC_CK(cudaHostAlloc, ((void **)&L->hres, 2 * kSlotBytes, hflags));
+        WRCUDA_CK(cudaHostAlloc, ((void **)&L->hres, 2 * kSlotBytes, hflags));
         if (S->can_map && cudaHostGetDevicePointer((void **)&L->hres_dev, L->hres, 0) != cudaSuccess) {
             (void)cudaGetLastError();
             L->hres_dev = nullptr;                /* fall back to a copy into hres */
@@ -198,14 +198,14 @@ wr_status ensure_staging(state *S, lane &L, char *err)
     X(L).copies = true;                     /* every user of h2d/d2h comes through here */
     if (L.sbytes) return WR_SUCCESS;
     /* after a failure (out of memory) the next call completes what is missing */
-    if (!L.h2d) WRC_CK(cudaStreamCreateWithFlags, (&L.h2d, cudaStreamDefault));
-    if (!L.d2h) WRC_CK(cudaStreamCreateWithFlags, (&L.d2h, cudaStreamDefault));
+    if (!L.h2d) WRCUDA_CK(cudaStreamCreateWithFlags, (&L.h2d, cudaStreamDefault));
+    if (!L.d2h) WRCUDA_CK(cudaStreamCreateWithFlags, (&L.d2h, cudaStreamDefault));
     for (int b = 0; b < kStages; b++) {
-        if (!L.sdev[b]) WRC_CK(cudaMalloc, (&L.sdev[b], S->stage_bytes));
-        if (!L.shost[b]) WRC_CK(cudaHostAlloc, (&L.shost[b], S->stage_bytes, cudaHostAllocDefault));
-        if (!L.e_in[b]) WRC_CK(cudaEventCreateWithFlags, (&L.e_in[b], cudaEventDisableTiming));
-        if (!L.e_comp[b]) WRC_CK(cudaEventCreateWithFlags, (&L.e_comp[b], cudaEventDisableTiming));
-        if (!L.e_out[b]) WRC_CK(cudaEventCreateWithFlags, (&L.e_out[b], cudaEventDisableTiming));
+        if (!L.sdev[b]) WRCUDA_CK(cudaMalloc, (&L.sdev[b], S->stage_bytes));
+        if (!L.shost[b]) WRCUDA_CK(cudaHostAlloc, (&L.shost[b], S->stage_bytes, cudaHostAllocDefault));
+        if (!L.e_in[b]) WRCUDA_CK(cudaEventCreateWithFlags, (&L.e_in[b], cudaEventDisableTiming));
+        if (!L.e_comp[b]) WRCUDA_CK(cudaEventCreateWithFlags, (&L.e_comp[b], cudaEventDisableTiming));
+        if (!L.e_out[b]) WRCUDA_CK(cudaEventCreateWithFlags, (&L.e_out[b], cudaEventDisableTiming));
     }
     L.sbytes = S->stage_bytes;
     return WR_SUCCESS;
@@ -214,14 +214,14 @@ wr_status ensure_staging(state *S, lane &L, char *err)
 /* Per-chunk offsets and results for segmented work on host memory. */
 wr_status ensure_seg_staging(state *S, lane &L, char *err)
 {
-    WRC_TRY(ensure_staging(S, L, err));
+    WRCUDA_TRY(ensure_staging(S, L, err));
     if (L.soff_n) return WR_SUCCESS;
     const size_t n = L.sbytes / 32;          /* segments per chunk, +1 offsets */
     for (int b = 0; b < kStages; b++) {
-        if (!L.soff_dev[b]) WRC_CK(cudaMalloc, ((void **)&L.soff_dev[b], (n + 1) * sizeof(size_t)));
+        if (!L.soff_dev[b]) WRCUDA_CK(cudaMalloc, ((void **)&L.soff_dev[b], (n + 1) * sizeof(size_t)));
         if (!L.soff_host[b])
-            WRC_CK(cudaHostAlloc, ((void **)&L.soff_host[b], (n + 1) * sizeof(size_t), cudaHostAllocDefault));
-        if (!L.sres[b]) WRC_CK(cudaMalloc, (&L.sres[b], n * 8));
+            WRCUDA_CK(cudaHostAlloc, ((void **)&L.soff_host[b], (n + 1) * sizeof(size_t), cudaHostAllocDefault));
+        if (!L.sres[b]) WRCUDA_CK(cudaMalloc, (&L.sres[b], n * 8));
     }
     L.soff_n = n + 1;
     return WR_SUCCESS;
@@ -302,10 +302,10 @@ wr_status finish(lane &L, char *err)
 {
     if (X(L).armed && !X(L).copies) return wait_done(L, err);
     if (X(L).copies) {
-        if (L.h2d) WRC_CK(cudaStreamSynchronize, (L.h2d));
-        if (L.d2h) WRC_CK(cudaStreamSynchronize, (L.d2h));
+        if (L.h2d) WRCUDA_CK(cudaStreamSynchronize, (L.h2d));
+        if (L.d2h) WRCUDA_CK(cudaStreamSynchronize, (L.d2h));
     }
-    WRC_CK(cudaStreamSynchronize, (L.st));
+    WRCUDA_CK(cudaStreamSynchronize, (L.st));
     return WR_SUCCESS;
 }
 
@@ -316,7 +316,7 @@ void *host_result(lane &L) { return X(L).hres_dev ? (void *)X(L).hres_dev : (voi
  * write there itself. */
 wr_status fetch_result(lane &L, size_t bytes, char *err)
 {
-    if (!X(L).hres_dev) WRC_CK(cudaMemcpyAsync, (X(L).hres, slot(L, 0), bytes, cudaMemcpyDeviceToHost, L.st));
+    if (!X(L).hres_dev) WRCUDA_CK(cudaMemcpyAsync, (X(L).hres, slot(L, 0), bytes, cudaMemcpyDeviceToHost, L.st));
     return WR_SUCCESS;
 }
 
@@ -364,18 +364,18 @@ wr_status with_lane(void *s, char *err, Fn fn)
 wr_status stage_in(lane &L, int b, const void *src, size_t bytes, bool pageable, cudaEvent_t reuse_after,
                    char *err, void *x_dst = nullptr, const void *x_src = nullptr, size_t x_bytes = 0)
 {
-    WRC_CK(cudaStreamWaitEvent, (L.h2d, reuse_after, 0));
+    WRCUDA_CK(cudaStreamWaitEvent, (L.h2d, reuse_after, 0));
     if (bytes) {
         if (pageable) {
-            WRC_CK(cudaEventSynchronize, (L.e_in[b]));
+            WRCUDA_CK(cudaEventSynchronize, (L.e_in[b]));
             memcpy(L.shost[b], src, bytes);
             src = L.shost[b];
         }
-        WRC_CK(cudaMemcpyAsync, (L.sdev[b], src, bytes, cudaMemcpyHostToDevice, L.h2d));
+        WRCUDA_CK(cudaMemcpyAsync, (L.sdev[b], src, bytes, cudaMemcpyHostToDevice, L.h2d));
     }
-    if (x_bytes) WRC_CK(cudaMemcpyAsync, (x_dst, x_src, x_bytes, cudaMemcpyHostToDevice, L.h2d));
-    WRC_CK(cudaEventRecord, (L.e_in[b], L.h2d));
-    WRC_CK(cudaStreamWaitEvent, (L.st, L.e_in[b], 0));
+    if (x_bytes) WRCUDA_CK(cudaMemcpyAsync, (x_dst, x_src, x_bytes, cudaMemcpyHostToDevice, L.h2d));
+    WRCUDA_CK(cudaEventRecord, (L.e_in[b], L.h2d));
+    WRCUDA_CK(cudaStreamWaitEvent, (L.st, L.e_in[b], 0));
     return WR_SUCCESS;
 }
 
@@ -384,10 +384,10 @@ wr_status stage_in(lane &L, int b, const void *src, size_t bytes, bool pageable,
  * copies it out with take_out() once e_out[b] fired). */
 wr_status stage_out(lane &L, int b, void *dst, const void *src, size_t bytes, bool pageable, char *err)
 {
-    WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
-    WRC_CK(cudaStreamWaitEvent, (L.d2h, L.e_comp[b], 0));
-    WRC_CK(cudaMemcpyAsync, (pageable ? L.shost[b] : dst, src, bytes, cudaMemcpyDeviceToHost, L.d2h));
-    WRC_CK(cudaEventRecord, (L.e_out[b], L.d2h));
+    WRCUDA_CK(cudaEventRecord, (L.e_comp[b], L.st));
+    WRCUDA_CK(cudaStreamWaitEvent, (L.d2h, L.e_comp[b], 0));
+    WRCUDA_CK(cudaMemcpyAsync, (pageable ? L.shost[b] : dst, src, bytes, cudaMemcpyDeviceToHost, L.d2h));
+    WRCUDA_CK(cudaEventRecord, (L.e_out[b], L.d2h));
     return WR_SUCCESS;
 }
 
@@ -397,7 +397,7 @@ struct pending { void *dst; size_t bytes; };
 wr_status take_out(lane &L, int b, pending &p, char *err)
 {
     if (p.bytes == 0) return WR_SUCCESS;
-    WRC_CK(cudaEventSynchronize, (L.e_out[b]));
+    WRCUDA_CK(cudaEventSynchronize, (L.e_out[b]));
     memcpy(p.dst, L.shost[b], p.bytes);
     p.bytes = 0;
     return WR_SUCCESS;
@@ -465,7 +465,7 @@ wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
      * ones to exercise many chunks), at most 16 GiB, rounded up to whole
      * scan tiles (of kScanTileBytes, whatever the type): every chunk of a
      * staged scan then starts on a tile boundary, and the staged scan has the
-     * bits of the same scan on device memory (the left fold of wrc_scan.cu). */
+     * bits of the same scan on device memory (the left fold of scan.cu). */
     size_t sb = (size_t)32 << 20;
     if (host->env_count("WARPRED_CUDA_STAGING_BYTES", 1, (size_t)16 << 30, &sb, err) < 0) {
         delete S;
@@ -476,7 +476,7 @@ wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
     S->stage_bytes = sb;
     /* WARPRED_CUDA_SCAN_BLOCKS: the most resident blocks a scan uses, for
      * tests (with few blocks each one scans many tiles in turn: see
-     * k_scan_ws in wrc_scan.cu); the default is as many as fit */
+     * k_scan_ws in scan.cu); the default is as many as fit */
     size_t nb = 0;
     if (host->env_count("WARPRED_CUDA_SCAN_BLOCKS", 1, 65535, &nb, err) < 0) {
         delete S;
@@ -529,15 +529,15 @@ wr_status cu_synchronize(void *, char *) { return WR_SUCCESS; }
 /* check_offsets of offsets in device or managed memory, on the device. */
 wr_status cu_check_offsets(void *s, const size_t *offsets, size_t nseg, size_t sum[5], char *err)
 {
-    WRC_TRY(with_lane(s, err, [&](lane &L) -> wr_status {
-        WRC_TRY(launch_check_offsets(L, offsets, nseg, (size_t *)host_result(L), err));
-        WRC_TRY(fetch_result(L, 3 * sizeof(size_t), err));
+    WRCUDA_TRY(with_lane(s, err, [&](lane &L) -> wr_status {
+        WRCUDA_TRY(launch_check_offsets(L, offsets, nseg, (size_t *)host_result(L), err));
+        WRCUDA_TRY(fetch_result(L, 3 * sizeof(size_t), err));
         give(L, sum, 0, 3 * sizeof(size_t));
         return WR_SUCCESS;
     }));
     if (sum[2] == SIZE_MAX) return WR_SUCCESS;
     return with_lane(s, err, [&](lane &L) -> wr_status {   /* the two offsets the error names */
-        WRC_CK(cudaMemcpyAsync, (sum + 3, offsets + sum[2], 2 * sizeof(size_t), cudaMemcpyDefault, L.st));
+        WRCUDA_CK(cudaMemcpyAsync, (sum + 3, offsets + sum[2], 2 * sizeof(size_t), cudaMemcpyDefault, L.st));
         return WR_SUCCESS;
     });
 }
@@ -553,14 +553,14 @@ wr_status each_chunk(state *S, lane &L, const void *in, wr_mem_kind kin, size_t 
                      Launch launch)
 {
     if (dev_ok(kin)) return launch(in, count, 0);
-    WRC_TRY(ensure_staging(S, L, err));
+    WRCUDA_TRY(ensure_staging(S, L, err));
     const size_t C = L.sbytes / es;
     for (size_t k = 0, off = 0; off < count; k++, off += C) {
         const int b = (int)(k % kStages);
         const size_t len = count - off < C ? count - off : C;
-        WRC_TRY(stage_in(L, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, L.e_comp[b], err));
-        WRC_TRY(launch(L.sdev[b], len, off));
-        WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
+        WRCUDA_TRY(stage_in(L, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, L.e_comp[b], err));
+        WRCUDA_TRY(launch(L.sdev[b], len, off));
+        WRCUDA_CK(cudaEventRecord, (L.e_comp[b], L.st));
     }
     return WR_SUCCESS;
 }
@@ -582,7 +582,7 @@ wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, siz
             /* from the lane's pinned result area, not from the stack: a truly
              * asynchronous copy (a pageable source is staged by the driver) */
             memcpy(X(L).hres, id, es);
-            WRC_CK(cudaMemcpyAsync, (out, X(L).hres, es, cudaMemcpyDefault, L.st));
+            WRCUDA_CK(cudaMemcpyAsync, (out, X(L).hres, es, cudaMemcpyDefault, L.st));
             return WR_SUCCESS;                         /* finish() synchronises */
         }
         /* Chunks of a staged input fold into slot 0 on the device (the carry);
@@ -590,14 +590,14 @@ wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, siz
          * when the device can reach it, else the lane's host result area. */
         void *acc = out_dev ? out : (void *)slot(L, 0);
         void *fin = out_dev ? out : host_result(L);
-        WRC_TRY(each_chunk(S, L, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
+        WRCUDA_TRY(each_chunk(S, L, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
             /* (a lane whose hres is not mapped has no done word: fetch_result's
              * copy is then waited for by synchronising) */
             const bool last = off + len == count;
             return launch_reduce(L, d, len, t, o, last ? fin : acc, off ? acc : nullptr, last ? arm(L) : kNoDone, err);
         }));
         if (!out_dev) {
-            WRC_TRY(fetch_result(L, es, err));
+            WRCUDA_TRY(fetch_result(L, es, err));
             give(L, out, 0, es);
         }
         return WR_SUCCESS;
@@ -619,19 +619,19 @@ wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, 
         const bool to_host =
             !dev_ok(call->out) && (value == nullptr || !dev_ok(call->aux));
         void *fin = to_host ? host_result(L) : (void *)acc;
-        WRC_TRY(each_chunk(S, L, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
+        WRCUDA_TRY(each_chunk(S, L, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
             const bool last = off + len == count;     /* to device outputs, copies follow it */
             return launch_argext(L, d, len, t, is_max, off, last ? fin : acc, off ? acc : nullptr,
                                  last && to_host ? arm(L) : kNoDone, err);
         }));
         if (to_host) {
-            WRC_TRY(fetch_result(L, 8 + es, err));
+            WRCUDA_TRY(fetch_result(L, 8 + es, err));
             give(L, index, 0, sizeof(size_t));
             if (value) give(L, value, 8, es);
             return WR_SUCCESS;
         }
-        WRC_CK(cudaMemcpyAsync, (index, acc, sizeof(size_t), cudaMemcpyDefault, L.st));
-        if (value) WRC_CK(cudaMemcpyAsync, (value, acc + 8, es, cudaMemcpyDefault, L.st));
+        WRCUDA_CK(cudaMemcpyAsync, (index, acc, sizeof(size_t), cudaMemcpyDefault, L.st));
+        if (value) WRCUDA_CK(cudaMemcpyAsync, (value, acc + 8, es, cudaMemcpyDefault, L.st));
         return WR_SUCCESS;
     });
 }
@@ -648,7 +648,7 @@ wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_
         if (dev_ok(kin) && dev_ok(kout))
             return launch_scan(L, in, out, count, t, o, exclusive, nullptr, nullptr, arm(L), err);
 
-        WRC_TRY(ensure_staging(S, L, err));
+        WRCUDA_TRY(ensure_staging(S, L, err));
         const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
         const size_t C = L.sbytes / es;            /* whole tiles: staged == in-place bits */
         pending pend[kStages] = {};
@@ -657,25 +657,25 @@ wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_
             const size_t len = count - off < C ? count - off : C;
             const char *src = (const char *)in + off * es;
             char *dst = (char *)out + off * es;
-            WRC_TRY(take_out(L, b, pend[b], err));                 /* frees L.shost[b] */
+            WRCUDA_TRY(take_out(L, b, pend[b], err));                 /* frees L.shost[b] */
             const void *dsrc = src;
             if (!in_dev) {
-                WRC_TRY(stage_in(L, b, src, len * es, kin == WR_MEM_HOST, out_dev ? L.e_comp[b] : L.e_out[b], err));
+                WRCUDA_TRY(stage_in(L, b, src, len * es, kin == WR_MEM_HOST, out_dev ? L.e_comp[b] : L.e_out[b], err));
                 dsrc = L.sdev[b];
             } else {
-                WRC_CK(cudaStreamWaitEvent, (L.st, L.e_out[b], 0));  /* L.sdev[b] copied out */
+                WRCUDA_CK(cudaStreamWaitEvent, (L.st, L.e_out[b], 0));  /* L.sdev[b] copied out */
             }
             void *ddst = out_dev ? (void *)dst : L.sdev[b];
-            WRC_TRY(launch_scan(L, dsrc, ddst, len, t, o, exclusive, k ? slot(L, 1 + (int)((k + 1) % 2)) : nullptr,
+            WRCUDA_TRY(launch_scan(L, dsrc, ddst, len, t, o, exclusive, k ? slot(L, 1 + (int)((k + 1) % 2)) : nullptr,
                                 slot(L, 1 + (int)(k % 2)), kNoDone, err));
             if (out_dev) {
-                WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
+                WRCUDA_CK(cudaEventRecord, (L.e_comp[b], L.st));
             } else {
-                WRC_TRY(stage_out(L, b, dst, L.sdev[b], len * es, out_pageable, err));
+                WRCUDA_TRY(stage_out(L, b, dst, L.sdev[b], len * es, out_pageable, err));
                 if (out_pageable) pend[b] = { dst, len * es };
             }
         }
-        for (int b = 0; b < kStages; b++) WRC_TRY(take_out(L, b, pend[b], err));
+        for (int b = 0; b < kStages; b++) WRCUDA_TRY(take_out(L, b, pend[b], err));
         return WR_SUCCESS;
     });
 }
@@ -694,7 +694,7 @@ wr_status segments_staged(state *S, lane &L, const void *in, wr_mem_kind kin, vo
                           size_t nseg, Begin begin, wr_type t, wr_op o, char *err)
 {
     const size_t es = wr_backend_type_size(t);
-    WRC_TRY(ensure_seg_staging(S, L, err));
+    WRCUDA_TRY(ensure_seg_staging(S, L, err));
     const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
     const size_t C = L.sbytes / es, smax = L.soff_n - 1, end = begin(nseg);
     pending pend[kStages] = {};
@@ -702,10 +702,10 @@ wr_status segments_staged(state *S, lane &L, const void *in, wr_mem_kind kin, vo
     bool cont = false;
     for (size_t k = 0; s < nseg; k++) {
         const int b = (int)(k % kStages);
-        WRC_TRY(take_out(L, b, pend[b], err));
+        WRCUDA_TRY(take_out(L, b, pend[b], err));
         if (!cont) c0 = begin(s);
         const size_t c1 = end - c0 < C ? end : c0 + C;
-        WRC_CK(cudaEventSynchronize, (L.e_in[b]));             /* L.soff_host[b] is free */
+        WRCUDA_CK(cudaEventSynchronize, (L.e_in[b]));             /* L.soff_host[b] is free */
         size_t *ho = L.soff_host[b], m = 0;
         bool last_cont = false;
         ho[0] = 0;
@@ -720,34 +720,34 @@ wr_status segments_staged(state *S, lane &L, const void *in, wr_mem_kind kin, vo
         const char *src = (const char *)in + c0 * es;
         const void *dsrc = src;
         if (!in_dev) {
-            WRC_TRY(stage_in(L, b, src, len * es, kin == WR_MEM_HOST, out_dev ? L.e_comp[b] : L.e_out[b], err,
+            WRCUDA_TRY(stage_in(L, b, src, len * es, kin == WR_MEM_HOST, out_dev ? L.e_comp[b] : L.e_out[b], err,
                              L.soff_dev[b], ho, (m + 1) * sizeof(size_t)));
             dsrc = L.sdev[b];
         } else {
-            WRC_CK(cudaStreamWaitEvent, (L.h2d, L.e_comp[b], 0));
-            WRC_CK(cudaMemcpyAsync, (L.soff_dev[b], ho, (m + 1) * sizeof(size_t), cudaMemcpyHostToDevice, L.h2d));
-            WRC_CK(cudaEventRecord, (L.e_in[b], L.h2d));
-            WRC_CK(cudaStreamWaitEvent, (L.st, L.e_in[b], 0));
+            WRCUDA_CK(cudaStreamWaitEvent, (L.h2d, L.e_comp[b], 0));
+            WRCUDA_CK(cudaMemcpyAsync, (L.soff_dev[b], ho, (m + 1) * sizeof(size_t), cudaMemcpyHostToDevice, L.h2d));
+            WRCUDA_CK(cudaEventRecord, (L.e_in[b], L.h2d));
+            WRCUDA_CK(cudaStreamWaitEvent, (L.st, L.e_in[b], 0));
         }
-        if (!out_dev) WRC_CK(cudaStreamWaitEvent, (L.st, L.e_out[b], 0));   /* L.sres[b] copied out */
+        if (!out_dev) WRCUDA_CK(cudaStreamWaitEvent, (L.st, L.e_out[b], 0));   /* L.sres[b] copied out */
         char *res = out_dev ? (char *)out + s * es : (char *)L.sres[b];
-        WRC_TRY(launch_segments(L, dsrc, res, m, L.soff_dev[b], 0, 0, (double)len / (double)m, t, o, kNoDone, err));
+        WRCUDA_TRY(launch_segments(L, dsrc, res, m, L.soff_dev[b], 0, 0, (double)len / (double)m, t, o, kNoDone, err));
         if (cont || last_cont)
-            WRC_TRY(launch_seg_fix(L, res, m, slot(L, 1 + (int)((k + 1) % 2)), slot(L, 1 + (int)(k % 2)),
+            WRCUDA_TRY(launch_seg_fix(L, res, m, slot(L, 1 + (int)((k + 1) % 2)), slot(L, 1 + (int)(k % 2)),
                                    cont, last_cont, t, o, err));
         const size_t done = last_cont ? m - 1 : m;
         if (out_dev) {
-            WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
+            WRCUDA_CK(cudaEventRecord, (L.e_comp[b], L.st));
         } else {
             char *dst = (char *)out + s * es;
-            WRC_TRY(stage_out(L, b, dst, res, done * es, out_pageable, err));
+            WRCUDA_TRY(stage_out(L, b, dst, res, done * es, out_pageable, err));
             if (out_pageable) pend[b] = { dst, done * es };
         }
         s += done;
         cont = last_cont;
         c0 += len;
     }
-    for (int b = 0; b < kStages; b++) WRC_TRY(take_out(L, b, pend[b], err));
+    for (int b = 0; b < kStages; b++) WRCUDA_TRY(take_out(L, b, pend[b], err));
     return WR_SUCCESS;
 }
 
@@ -784,8 +784,8 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
                 snprintf(err, WR_ERRLEN, "out of host memory for %zu offsets", nseg + 1);
                 return WR_ERR_NO_MEMORY;
             }
-            WRC_CK(cudaMemcpyAsync, (copy.data(), offsets, obytes, cudaMemcpyDeviceToHost, L.st));
-            WRC_CK(cudaStreamSynchronize, (L.st));
+            WRCUDA_CK(cudaMemcpyAsync, (copy.data(), offsets, obytes, cudaMemcpyDeviceToHost, L.st));
+            WRCUDA_CK(cudaStreamSynchronize, (L.st));
             hoff = copy.data();
             return WR_SUCCESS;
         };
@@ -794,20 +794,20 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
         if (dev_ok(kin) && dev_ok(kout)) {
             const size_t *doff = offsets;
             if (!dev_ok(koff)) {                      /* host offsets: give the kernel a copy */
-                WRC_TRY(grow(L, L.doff, &L.doff_cap, obytes, false, "segment offsets", err));
-                WRC_CK(cudaMemcpyAsync, (L.doff, offsets, obytes, cudaMemcpyHostToDevice, L.st));
+                WRCUDA_TRY(grow(L, L.doff, &L.doff_cap, obytes, false, "segment offsets", err));
+                WRCUDA_CK(cudaMemcpyAsync, (L.doff, offsets, obytes, cudaMemcpyHostToDevice, L.st));
                 doff = L.doff;
             }
             return launch_segments(L, in, out, nseg, doff, 0, 0, (double)total / (double)nseg, t, o, arm(L), err);
         }
-        if (!hoff) WRC_TRY(copy_offsets());
+        if (!hoff) WRCUDA_TRY(copy_offsets());
         return segments_staged(S, L, in, kin, out, kout, nseg, [hoff](size_t i) { return hoff[i]; }, t, o, err);
     });
 }
 
 } /* namespace */
 
-/* ---- shared helpers (wrc.cuh) ------------------------------------------------------ */
+/* ---- shared helpers (backend.cuh) ------------------------------------------------------ */
 
 wr_status fail(char *err, const char *call, cudaError_t e)
 {
@@ -822,7 +822,7 @@ wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const cha
     size_t nc = need + need / 4;
     nc = (nc + 255) & ~(size_t)255;
     if (*p != nullptr) {
-        WRC_CK(cudaStreamSynchronize, (L.st));
+        WRCUDA_CK(cudaStreamSynchronize, (L.st));
         cudaFree(*p);
         *p = nullptr;
         *cap = 0;
@@ -835,7 +835,7 @@ wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const cha
         return e == cudaErrorMemoryAllocation ? WR_ERR_NO_MEMORY : WR_ERR_DEVICE;
     }
     *cap = nc;
-    if (zero) WRC_CK(cudaMemsetAsync, (*p, 0, nc, L.st));
+    if (zero) WRCUDA_CK(cudaMemsetAsync, (*p, 0, nc, L.st));
     return WR_SUCCESS;
 }
 
@@ -849,23 +849,23 @@ int blocks_per_sm(const void *kernel)
     return n > 0 ? n : 1;
 }
 
-} /* namespace wrc */
+} /* namespace wrcuda */
 
 /* The plugin's one exported name (lib/plugin.c dlsym()s it). */
-extern "C" WRC_EXPORT const struct wr_backend_ops warpred_backend_ops = {
+extern "C" WRCUDA_EXPORT const struct wr_backend_ops warpred_backend_ops = {
     /* abi             */ WR_BACKEND_ABI,
     /* name            */ "cuda",
-    /* open            */ wrc::cu_open,
-    /* close           */ wrc::cu_close,
-    /* describe        */ wrc::cu_describe,
-    /* threads         */ wrc::cu_threads,
-    /* locate          */ wrc::cu_locate,
-    /* check_offsets   */ wrc::cu_check_offsets,
-    /* set_stream      */ wrc::cu_set_stream,
-    /* synchronize     */ wrc::cu_synchronize,
-    /* reduce          */ wrc::cu_reduce,
-    /* scan            */ wrc::cu_scan,
-    /* reduce_rows     */ wrc::cu_reduce_rows,
-    /* reduce_segments */ wrc::cu_reduce_segments,
-    /* argext          */ wrc::cu_argext,
+    /* open            */ wrcuda::cu_open,
+    /* close           */ wrcuda::cu_close,
+    /* describe        */ wrcuda::cu_describe,
+    /* threads         */ wrcuda::cu_threads,
+    /* locate          */ wrcuda::cu_locate,
+    /* check_offsets   */ wrcuda::cu_check_offsets,
+    /* set_stream      */ wrcuda::cu_set_stream,
+    /* synchronize     */ wrcuda::cu_synchronize,
+    /* reduce          */ wrcuda::cu_reduce,
+    /* scan            */ wrcuda::cu_scan,
+    /* reduce_rows     */ wrcuda::cu_reduce_rows,
+    /* reduce_segments */ wrcuda::cu_reduce_segments,
+    /* argext          */ wrcuda::cu_argext,
 };

@@ -1,5 +1,5 @@
 /*
- * wrc_reduce.cu -- device-wide reduce and argmin/argmax in ONE kernel launch.
+ * reduce.cu -- device-wide reduce and argmin/argmax in ONE kernel launch.
  *
  * Each block reduces a grid-strided share of the array (16-byte loads,
  * kUnroll in flight per thread) with the block_reduce of warpred_device.cuh
@@ -11,9 +11,9 @@
  */
 #include <atomic>
 #include <type_traits>
-#include "wrc.cuh"
+#include "backend.cuh"
 
-namespace wrc {
+namespace wrcuda {
 
 namespace {
 
@@ -73,7 +73,7 @@ struct reduce_fn {
         if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
         unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed), true);
         k<<<g, kThreads, 0, L.st>>>((const T *)in, n, (T *)L.part, L.ctr, (T *)dst, (const T *)carry, ds);
-        WRC_CKLAUNCH("reduce kernel launch");
+        WRCUDA_CKLAUNCH("reduce kernel launch");
         return WR_SUCCESS;
     }
 };
@@ -226,7 +226,7 @@ struct argext_fn {
         unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed), false);
         k<<<g, kThreads, 0, L.st>>>((const T *)in, n, base, (apair<T> *)L.part, L.ctr,
                                     (apair<T> *)dst, (const apair<T> *)carry, ds);
-        WRC_CKLAUNCH("argext kernel launch");
+        WRCUDA_CKLAUNCH("argext kernel launch");
         return WR_SUCCESS;
     }
 };
@@ -247,4 +247,4 @@ wr_status launch_argext(lane &L, const void *in, size_t n, wr_type t, int is_max
     return dispatch_type<argext_fn>(t, L, in, n, is_max, base, dst, carry, ds, err);
 }
 
-} /* namespace wrc */
+} /* namespace wrcuda */

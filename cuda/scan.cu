@@ -1,5 +1,5 @@
 /*
- * wrc_scan.cu -- device-wide inclusive/exclusive scan in a single pass with
+ * scan.cu -- device-wide inclusive/exclusive scan in a single pass with
  * decoupled look-back (Merrill & Garland, "Single-pass Parallel Prefix Scan
  * with Decoupled Look-back", NVIDIA NVR-2016-002).
  *
@@ -43,9 +43,9 @@
  * stays well within 1e-4 relative of the exact prefix.
  */
 #include <atomic>
-#include "wrc.cuh"
+#include "backend.cuh"
 
-namespace wrc {
+namespace wrcuda {
 
 namespace {
 
@@ -187,7 +187,7 @@ constexpr int kSquad = WRC_WS_SQUAD;          /* warps of the reduce and of the 
 constexpr int kAhead = WRC_WS_AHEAD;          /* tickets drawn ahead of the stage they go to */
 constexpr size_t kWsTileBytes = WRC_WS_TILE_BYTES;
 #ifndef WRC_SCAN_PROFILE
-/* staging chunks (warpred_cuda.cu) start on tile boundaries */
+/* staging chunks (plugin.cu) start on tile boundaries */
 static_assert(kScanTileBytes % kWsTileBytes == 0, "kScanTileBytes is whole tiles");
 #endif
 constexpr int kSquadThreads = kSquad * 32;
@@ -1022,11 +1022,11 @@ struct scan_fn {
             size_t bytes = L.scap ? scan_bytes(L.scap) : 0;
             L.scap = 0;                       /* until the new block exists */
             L.epoch = 0;
-            WRC_TRY(grow(L, L.sblk, &bytes, scan_bytes(cap), true, "scan descriptors", err));
+            WRCUDA_TRY(grow(L, L.sblk, &bytes, scan_bytes(cap), true, "scan descriptors", err));
             L.scap = cap;
         }
         if (++L.epoch >= (1u << 30)) {      /* epochs wrap: clear the statuses once */
-            WRC_CK(cudaMemsetAsync, (L.sblk, 0, scan_bytes(L.scap), L.st));
+            WRCUDA_CK(cudaMemsetAsync, (L.sblk, 0, scan_bytes(L.scap), L.st));
             L.epoch = 1;
         }
         const int vec_ok = ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0);
@@ -1036,10 +1036,10 @@ struct scan_fn {
         auto kp = k_scan_ws<O, T>;
         constexpr size_t dyn = (size_t)kStagesWs * kWsTileBytes + kStageAlign;
         static std::atomic<int> per_sm{0};
-        WRC_CK(cudaFuncSetAttribute, ((const void *)kp, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
+        WRCUDA_CK(cudaFuncSetAttribute, ((const void *)kp, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
         if (per_sm.load(std::memory_order_relaxed) == 0) {
             int nb = 0;
-            WRC_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, ws_threads<C>(), dyn));
+            WRCUDA_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, ws_threads<C>(), dyn));
             per_sm.store(nb > 0 ? nb : 1);
         }
         size_t grid = (size_t)(L.sms > 0 ? L.sms : 1) * (size_t)per_sm.load(std::memory_order_relaxed);
@@ -1060,7 +1060,7 @@ struct scan_fn {
         a.ds = ds;
         a.dcount = L.ctr + 3;
         kp<<<(unsigned)grid, ws_threads<C>(), dyn, L.st>>>(a, L.ctr + 1);  /* tickets [1], blocks done [2] */
-        WRC_CKLAUNCH("scan kernel launch");
+        WRCUDA_CKLAUNCH("scan kernel launch");
         return WR_SUCCESS;
     }
 };
@@ -1073,4 +1073,4 @@ wr_status launch_scan(lane &L, const void *in, void *out, size_t n, wr_type t, w
     return dispatch<scan_fn>(t, o, L, in, out, n, exclusive, carry_in, carry_out, ds, err);
 }
 
-} /* namespace wrc */
+} /* namespace wrcuda */

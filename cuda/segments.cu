@@ -1,5 +1,5 @@
 /*
- * wrc_segments.cu -- reduce_rows and reduce_segments.
+ * segments.cu -- reduce_rows and reduce_segments.
  *
  * A row of a row-major matrix is a segment whose offsets are implicit
  * (s * cols), so both operations run on the same two kernels; the mapping is
@@ -14,9 +14,9 @@
  */
 #include <atomic>
 #include <type_traits>
-#include "wrc.cuh"
+#include "backend.cuh"
 
-namespace wrc {
+namespace wrcuda {
 
 namespace {
 
@@ -119,7 +119,7 @@ k_rows_group(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t 
 }
 
 /* Blocks of k_seg_block asked to fit on a multiprocessor: 8 (32 registers)
- * where that costs no spill, as for k_reduce (wrc_reduce.cu).  Left free,
+ * where that costs no spill, as for k_reduce (reduce.cu).  Left free,
  * ptxas gave the float sum 34 registers, 6 blocks a multiprocessor, and rows
  * of 32768 floats ran level with cub::DeviceSegmentedReduce's kernel; asked
  * for 8, 1.007-1.015x CUB's kernel at 2^25 and 512 rows of 65536 from
@@ -226,7 +226,7 @@ wr_status launch_rows(lane &L, const T *in, T *out, size_t rows, size_t nv, unsi
     const size_t rounds = (units + most - 1) / most;
     const size_t warps = (units + rounds - 1) / rounds;
     k<<<(unsigned)((warps + wpb - 1) / wpb), kThreads, 0, L.st>>>(in, out, rows, nv, G, m, ds, L.ctr + 3);
-    WRC_CKLAUNCH("row kernel launch");
+    WRCUDA_CKLAUNCH("row kernel launch");
     return WR_SUCCESS;
 }
 
@@ -255,7 +255,7 @@ struct seg_fn {
             if (blocks > cap) blocks = cap;
             k_seg_group<O, T><<<(unsigned)blocks, kThreads, 0, L.st>>>((const T *)in, (T *)out, nseg, src, G, ds,
                                                                   L.ctr + 3);
-            WRC_CKLAUNCH("segment kernel launch");
+            WRCUDA_CKLAUNCH("segment kernel launch");
             return WR_SUCCESS;
         }
         /* a block per segment; several when the segments are too few to fill the device */
@@ -283,7 +283,7 @@ struct seg_fn {
         if (blocks > cap) blocks = cap;
         k_seg_block<O, T><<<(unsigned)blocks, kThreads, 0, L.st>>>((const T *)in, (T *)out, nseg, src,
                                                                   (unsigned)K, (T *)L.part, L.segctr, ds, L.ctr + 3);
-        WRC_CKLAUNCH("segment kernel launch");
+        WRCUDA_CKLAUNCH("segment kernel launch");
         return WR_SUCCESS;
     }
 };
@@ -294,7 +294,7 @@ struct fix_fn {
                          int first_cont, int last_cont, char *err)
     {
         k_seg_fix<O, T><<<1, 1, 0, L.st>>>((T *)res, m, (const T *)carry_in, (T *)carry_out, first_cont, last_cont);
-        WRC_CKLAUNCH("segment fix-up launch");
+        WRCUDA_CKLAUNCH("segment fix-up launch");
         return WR_SUCCESS;
     }
 };
@@ -318,7 +318,7 @@ wr_status launch_check_offsets(lane &L, const size_t *off, size_t nseg, size_t *
     if (g > fill) g = fill;
     if (g > kMaxGrid) g = kMaxGrid;
     k_check_offsets<<<(unsigned)g, kThreads, 0, L.st>>>(off, nseg, (uint64_t *)L.part, L.ctr, dst);
-    WRC_CKLAUNCH("offsets check launch");
+    WRCUDA_CKLAUNCH("offsets check launch");
     return WR_SUCCESS;
 }
 
@@ -328,4 +328,4 @@ wr_status launch_seg_fix(lane &L, void *res, size_t m, const void *carry_in, voi
     return dispatch<fix_fn>(t, o, L, res, m, carry_in, carry_out, first_cont, last_cont, err);
 }
 
-} /* namespace wrc */
+} /* namespace wrcuda */

@@ -1,14 +1,14 @@
 /*
- * wrc.cuh -- what the CUDA backend's source files share (not installed).
+ * backend.cuh -- what the CUDA backend's source files share (not installed).
  *
- * The plugin is split by concern: warpred_cuda.cu (the ops table, residency,
- * staging pipelines, per-call resources), wrc_reduce.cu (reduce, argmin/max),
- * wrc_scan.cu (single-pass scan), wrc_segments.cu (rows and segments).  The
+ * The plugin is split by concern: plugin.cu (the ops table, residency,
+ * staging pipelines, per-call resources), reduce.cu (reduce, argmin/max),
+ * scan.cu (single-pass scan), segments.cu (rows and segments).  The
  * kernel files export only "launchers": host functions that size a grid,
  * make sure the scratch they need exists and enqueue on the lane's stream.
  */
-#ifndef WRC_CUH
-#define WRC_CUH
+#ifndef WRCUDA_BACKEND_CUH
+#define WRCUDA_BACKEND_CUH
 
 #include <stddef.h>
 #include <stdint.h>
@@ -16,7 +16,7 @@
 #include "wr_backend.h"
 #include "warpred_device.cuh"
 
-namespace wrc {
+namespace wrcuda {
 
 constexpr int kThreads = 256;                 /* every kernel's block size */
 constexpr size_t kScanTileBytes = 32768;      /* scan tile: 8192 4-byte or 4096 8-byte elements */
@@ -40,7 +40,7 @@ struct lane {
     void *part;                   /* per-block partials: kMaxGrid * 16 bytes */
     size_t part_cap;
 
-    void *sblk;                   /* scan tile descriptors (see wrc_scan.cu) */
+    void *sblk;                   /* scan tile descriptors (see scan.cu) */
     size_t scap;                  /* tiles they have room for */
     unsigned epoch;               /* statuses of other epochs read as "not yet" */
     unsigned scan_blocks;         /* most resident blocks per scan (0: as many as fit) */
@@ -66,7 +66,7 @@ struct lane {
  * after the kernel has retired and then wakes the host through the driver.
  * Instead, the block that finishes the kernel's work stores `seq` into
  * `word`, a word of mapped pinned host memory, and the host spins on it
- * (warpred_cuda.cu, finish()).  On the H200 that returned a call 1.3-1.6 us
+ * (plugin.cu, finish()).  On the H200 that returned a call 1.3-1.6 us
  * sooner at 2^10, 2^25 and 2^28 elements (tools/call_cost.cu, 2026-12-01):
  * a 1024-element reduce in 11.3-11.8 us against 12.6-13.1 us.  The same wait
  * behind a cuStreamWriteValue32 gained nothing: that call costs ~1 us on the
@@ -93,11 +93,11 @@ wr_status grow(lane &L, P *&p, size_t *cap, size_t need, bool zero, const char *
     return st;
 }
 
-#define WRC_CK(fn, args)                                                       \
-    do { cudaError_t e_ = fn args; if (e_ != cudaSuccess) return ::wrc::fail(err, #fn, e_); } while (0)
-#define WRC_CKLAUNCH(what)                                                     \
-    do { cudaError_t e_ = cudaGetLastError(); if (e_ != cudaSuccess) return ::wrc::fail(err, what, e_); } while (0)
-#define WRC_TRY(expr) do { wr_status s_ = (expr); if (s_ != WR_SUCCESS) return s_; } while (0)
+#define WRCUDA_CK(fn, args)                                                    \
+    do { cudaError_t e_ = fn args; if (e_ != cudaSuccess) return ::wrcuda::fail(err, #fn, e_); } while (0)
+#define WRCUDA_CKLAUNCH(what)                                                  \
+    do { cudaError_t e_ = cudaGetLastError(); if (e_ != cudaSuccess) return ::wrcuda::fail(err, what, e_); } while (0)
+#define WRCUDA_TRY(expr) do { wr_status s_ = (expr); if (s_ != WR_SUCCESS) return s_; } while (0)
 
 /* ---- launchers (each enqueues on L.st; pointers are device-accessible) --- */
 /* ds: the call's end is this launch's end (kNoDone if not). */
@@ -323,6 +323,6 @@ __device__ __forceinline__ void grid_done(done_sig ds, unsigned *count)
 /* Blocks of kThreads that fit on one multiprocessor at once for kernel k. */
 int blocks_per_sm(const void *kernel);
 
-} /* namespace wrc */
+} /* namespace wrcuda */
 
-#endif /* WRC_CUH */
+#endif /* WRCUDA_BACKEND_CUH */

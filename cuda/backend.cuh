@@ -5,7 +5,7 @@
  * staging pipelines, per-call resources), reduce.cu (reduce, argmin/max),
  * scan.cu (single-pass scan), segments.cu (rows and segments).  The
  * kernel files export only "launchers": host functions that size a grid,
- * make sure the scratch they need exists and enqueue on the lane's stream.
+ * make sure the scratch they need exists and enqueue on the strand's stream.
  */
 #ifndef WRCUDA_BACKEND_CUH
 #define WRCUDA_BACKEND_CUH
@@ -24,12 +24,14 @@ constexpr int kUnroll = 4;                    /* 16-byte loads in flight per thr
 constexpr unsigned kMaxGrid = 32768;          /* reduce/argext blocks (partials capacity) */
 constexpr size_t kSlotBytes = 32;             /* one result / carry slot */
 constexpr int kSlots = 4;                     /* 0: result, 1-2: carries (ping-pong), 3: spare */
-constexpr int kStages = 3;                    /* staging buffers per lane */
+constexpr int kStagingBufs = 3;               /* staging buffers per strand */
 
-/* One call's resources: a stream and scratch, reused call after call.  A
- * context keeps a pool of lanes; each call takes one (so threads sharing a
- * context run concurrently, each on its own stream) and gives it back. */
-struct lane {
+/* One call's resources: its streams and scratch, reused call after call.  A
+ * context keeps a pool of strands; each call takes one (so threads sharing a
+ * context run concurrently, each on its own streams) and gives it back.
+ * ("Strand" as in Asio: work queued on it runs in order, and one call at a
+ * time holds it.  "Lane" means a warp's lane only.) */
+struct strand {
     int sms;                      /* multiprocessors of the device */
     cudaStream_t st;              /* kernels */
     cudaStream_t h2d, d2h;        /* staging copies (created with the staging buffers) */
@@ -52,12 +54,12 @@ struct lane {
 
     size_t sbytes;                /* bytes per staging buffer (0: not made yet) */
     size_t soff_n;                /* offsets per chunk buffer */
-    void *sdev[kStages];          /* device staging: input chunk (scan output in place) */
-    void *shost[kStages];         /* pinned staging for pageable buffers */
-    size_t *soff_dev[kStages];    /* per-chunk segment offsets */
-    size_t *soff_host[kStages];
-    void *sres[kStages];          /* per-chunk segment results (device) */
-    cudaEvent_t e_in[kStages], e_comp[kStages], e_out[kStages];
+    void *sdev[kStagingBufs];          /* device staging: input chunk (scan output in place) */
+    void *shost[kStagingBufs];         /* pinned staging for pageable buffers */
+    size_t *soff_dev[kStagingBufs];    /* per-chunk segment offsets */
+    size_t *soff_host[kStagingBufs];
+    void *sres[kStagingBufs];          /* per-chunk segment results (device) */
+    cudaEvent_t e_in[kStagingBufs], e_comp[kStagingBufs], e_out[kStagingBufs];
 };
 
 /*
@@ -66,7 +68,7 @@ struct lane {
  * after the kernel has retired and then wakes the host through the driver.
  * Instead, the block that finishes the kernel's work stores `seq` into
  * `word`, a word of mapped pinned host memory, and the host spins on it
- * (plugin.cu, finish()).  On the H200 that returned a call 1.3-1.6 us
+ * (plugin.cu, wait_call()).  On the H200 that returned a call 1.3-1.6 us
  * sooner at 2^10, 2^25 and 2^28 elements (tools/call_cost.cu, 2026-12-01):
  * a 1024-element reduce in 11.3-11.8 us against 12.6-13.1 us.  The same wait
  * behind a cuStreamWriteValue32 gained nothing: that call costs ~1 us on the
@@ -83,12 +85,12 @@ constexpr done_sig kNoDone = { nullptr, 0 };
 wr_status fail(char *err, const char *call, cudaError_t e);
 /* Grow a device buffer to at least need bytes (contents not kept; zeroed if
  * zero).  A no-op in the steady state.  On failure *p is NULL and *cap 0. */
-wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err);
+wr_status grow(strand &S, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err);
 template <typename P>
-wr_status grow(lane &L, P *&p, size_t *cap, size_t need, bool zero, const char *what, char *err)
+wr_status grow(strand &S, P *&p, size_t *cap, size_t need, bool zero, const char *what, char *err)
 {
     void *v = p;
-    wr_status st = grow(L, &v, cap, need, zero, what, err);
+    wr_status st = grow(S, &v, cap, need, zero, what, err);
     p = (P *)v;
     return st;
 }
@@ -99,36 +101,36 @@ wr_status grow(lane &L, P *&p, size_t *cap, size_t need, bool zero, const char *
     do { cudaError_t e_ = cudaGetLastError(); if (e_ != cudaSuccess) return ::wrcuda::fail(err, what, e_); } while (0)
 #define WRCUDA_TRY(expr) do { wr_status s_ = (expr); if (s_ != WR_SUCCESS) return s_; } while (0)
 
-/* ---- launchers (each enqueues on L.st; pointers are device-accessible) --- */
+/* ---- launchers (each enqueues on S.st; pointers are device-accessible) --- */
 /* ds: the call's end is this launch's end (kNoDone if not). */
 
 /* *dst = [*carry op] reduce(in[0..n)); n >= 1.  carry may be NULL, == dst, or
  * another slot (read before dst is written; dst may be mapped host memory). */
-wr_status launch_reduce(lane &L, const void *in, size_t n, wr_type t, wr_op o,
+wr_status launch_reduce(strand &S, const void *in, size_t n, wr_type t, wr_op o,
                         void *dst, const void *carry, done_sig ds, char *err);
 /* argmin/argmax of in[0..n) (n >= 1) as a pair {size_t index; T value} at
  * dst, indices offset by base; combined with the pair at carry if not NULL
  * (carry may be dst or another slot; dst may be mapped host memory). */
-wr_status launch_argext(lane &L, const void *in, size_t n, wr_type t, int is_max, size_t base,
+wr_status launch_argext(strand &S, const void *in, size_t n, wr_type t, int is_max, size_t base,
                         void *dst, const void *carry, done_sig ds, char *err);
 /* Inclusive/exclusive scan of n >= 1 elements (out may equal in).  carry_in
  * (if not NULL) is the running prefix before in[0], in the carry type;
  * carry_out (if not NULL) receives the running prefix after in[n-1]. */
-wr_status launch_scan(lane &L, const void *in, void *out, size_t n, wr_type t, wr_op o, int exclusive,
+wr_status launch_scan(strand &S, const void *in, void *out, size_t n, wr_type t, wr_op o, int exclusive,
                       const void *carry_in, void *carry_out, done_sig ds, char *err);
 /* Segment s of nseg: in[begin(s) .. begin(s+1)) with begin(s) = off[s] - off_base
  * (off a device-readable array of nseg+1 entries) or, with off == NULL,
  * s * cols (rows).  out[s] = its reduction (the identity if it is empty).
  * avg_len picks the mapping (a group of lanes, a block or several blocks per segment). */
-wr_status launch_segments(lane &L, const void *in, void *out, size_t nseg, const size_t *off,
+wr_status launch_segments(strand &S, const void *in, void *out, size_t nseg, const size_t *off,
                           size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, done_sig ds,
                           char *err);
 /* dst[0] = off[0], dst[1] = off[nseg], dst[2] = the least s < nseg with
  * off[s + 1] < off[s], or SIZE_MAX (dst may be mapped host memory). */
-wr_status launch_check_offsets(lane &L, const size_t *off, size_t nseg, size_t *dst, char *err);
+wr_status launch_check_offsets(strand &S, const size_t *off, size_t nseg, size_t *dst, char *err);
 /* Chunked segments: res[0] = *carry_in op res[0] if first_cont; then
  * *carry_out = res[m-1] if last_cont. */
-wr_status launch_seg_fix(lane &L, void *res, size_t m, const void *carry_in, void *carry_out,
+wr_status launch_seg_fix(strand &S, void *res, size_t m, const void *carry_in, void *carry_out,
                          int first_cont, int last_cont, wr_type t, wr_op o, char *err);
 
 /* ---- generic dispatch: F::run<O, T>(args...) for the (type, op) pair ----- */
@@ -204,17 +206,17 @@ __device__ __forceinline__ T vreduce(const vec<T> &x)
 }
 
 /*
- * Walk in[b..e) with a team of `team` threads, this one being number `lane`:
+ * Walk in[b..e) with a team of `team` threads, this one being number `rank`:
  * a scalar head up to the first 16-byte boundary, then 16-byte vectors with
  * kUnroll independent loads in flight per thread, then a scalar tail.  Each
  * element goes to one of the thread's kUnroll accumulators, every
  * accumulator seeing its elements in increasing index order:
  * elem(acc, x, i) for a scalar, vect(acc, v, i) for the vector at index i.
- * The order of everything depends only on (b, e, team, lane): the same bits
+ * The order of everything depends only on (b, e, team, rank): the same bits
  * on every run.
  */
 template <typename T, typename A, class Elem, class Vect>
-__device__ __forceinline__ void team_walk(const T *__restrict__ in, size_t b, size_t e, size_t lane, size_t team,
+__device__ __forceinline__ void team_walk(const T *__restrict__ in, size_t b, size_t e, size_t rank, size_t team,
                                           A (&acc)[kUnroll], Elem elem, Vect vect)
 {
     constexpr size_t V = 16 / sizeof(T);
@@ -222,9 +224,9 @@ __device__ __forceinline__ void team_walk(const T *__restrict__ in, size_t b, si
     size_t head = ((16 - ((uintptr_t)(in + b) & 15)) & 15) / sizeof(T);
     if (head > e - b) head = e - b;
     const size_t a0 = b + head, nv = (e - a0) / V, t0 = a0 + nv * V;
-    for (size_t q = lane; q < head; q += team) elem(acc[0], in[b + q], b + q);
+    for (size_t q = rank; q < head; q += team) elem(acc[0], in[b + q], b + q);
     const vec<T> *vp = reinterpret_cast<const vec<T> *>(in + a0);
-    size_t i = lane;
+    size_t i = rank;
     for (; i + (kUnroll - 1) * team < nv; i += kUnroll * team) {
         vec<T> x[kUnroll];
 #pragma unroll
@@ -235,18 +237,18 @@ __device__ __forceinline__ void team_walk(const T *__restrict__ in, size_t b, si
 #pragma unroll
     for (int u = 0; u < kUnroll; u++)
         if (i + u * team < nv) vect(acc[u], vp[i + u * team], a0 + (i + u * team) * V);
-    for (size_t q = lane; q < e - t0; q += team) elem(acc[1], in[t0 + q], t0 + q);
+    for (size_t q = rank; q < e - t0; q += team) elem(acc[1], in[t0 + q], t0 + q);
 }
 
 /* This thread's share of the reduction of in[b..e) by a team (the neutral
  * element if it had none); the team combines the shares. */
 template <class F, typename T>
-__device__ __forceinline__ T team_reduce(const T *__restrict__ in, size_t b, size_t e, size_t lane, size_t team)
+__device__ __forceinline__ T team_reduce(const T *__restrict__ in, size_t b, size_t e, size_t rank, size_t team)
 {
     T acc[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; u++) acc[u] = F::neutral();
-    team_walk(in, b, e, lane, team, acc,
+    team_walk(in, b, e, rank, team, acc,
               [](T &a, T x, size_t) { a = F::combine(a, x); },
               [](T &a, const vec<T> &x, size_t) { a = F::combine(a, vreduce<F>(x)); });
     return F::combine(F::combine(acc[0], acc[1]), F::combine(acc[2], acc[3]));

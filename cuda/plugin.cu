@@ -3,23 +3,23 @@
  * warpred_backend_ops (see lib/wr_backend.h), and nothing else.
  *
  * This file holds what is not a kernel: opening the device, telling where a
- * buffer lives, the pool of per-call resources ("lanes"), and the staging
+ * buffer lives, the pool of per-call resources ("strands"), and the staging
  * pipelines that stream host-resident buffers through pinned memory.
  *
  * Residency.  Device and managed buffers are used in place.  A host buffer
- * (pageable or pinned) is streamed in chunks through kStages device buffers:
+ * (pageable or pinned) is streamed in chunks through kStagingBufs device buffers:
  * pinned memory is copied by DMA straight from/to the caller's buffer,
  * pageable memory first through pinned staging buffers.  Copies in, kernels
  * and copies out run on three streams ordered by events, so chunk k+1 is
  * copied in while chunk k is computed and chunk k-1 copied out, and the
- * device memory a call holds for host data is kStages staging buffers
+ * device memory a call holds for host data is kStagingBufs staging buffers
  * whatever the array's size.  Scans carry the running prefix from chunk to
  * chunk on the device; chunks are whole scan tiles, so a staged scan gives
  * the same bits as the same scan on device memory.
  *
- * Threads.  Each call takes a lane (stream, scratch, staging) from the
+ * Threads.  Each call takes a strand (stream, scratch, staging) from the
  * context's pool and returns it, so threads sharing a context run their
- * calls concurrently on separate streams; scratch is allocated when a lane is
+ * calls concurrently on separate streams; scratch is allocated when a strand is
  * made and grown only when a call needs more, never on the steady-state path.
  * The streams are ordinary (blocking) streams: a call starts after the work
  * the caller queued on the legacy default stream (a cudaMemset or kernel
@@ -28,7 +28,7 @@
  * The end of a call.  A call whose last launch is one kernel on device
  * memory (reduce, argmin/argmax, scans, rows, segments) learns that it is done
  * from the kernel itself: the block that finishes the work stores a
- * sequence number into a mapped word of the lane, and the host spins on it
+ * sequence number into a mapped word of the strand, and the host spins on it
  * (done_sig in backend.cuh), 1-2 us sooner than cudaStreamSynchronize.  The
  * spin asks cudaStreamQuery now and then, so a kernel that fails (and never
  * stores) ends the wait with its error.  Where the application asked the
@@ -37,7 +37,7 @@
  * cudaStreamSynchronize as the others do.
  *
  * Errors.  Every CUDA failure becomes WR_ERR_DEVICE (out of memory:
- * WR_ERR_NO_MEMORY) with "call: CUDA error string" in err; the lane's streams
+ * WR_ERR_NO_MEMORY) with "call: CUDA error string" in err; the strand's streams
  * are drained and the error cleared, so the context stays usable (an error
  * that destroys the CUDA context itself, such as a kernel fault, cannot be
  * undone by anyone).  Nothing is ever printed.
@@ -60,23 +60,23 @@ struct state {
     int dev;
     int sms;
     bool can_map;                /* the device can write mapped pinned host memory */
-    bool spin;                   /* calls may spin on the lane's done word (see "The end of a call") */
+    bool spin;                   /* calls may spin on the strand's done word (see "The end of a call") */
     char desc[300];
     size_t stage_bytes;          /* per staging buffer */
     unsigned scan_blocks;        /* WARPRED_CUDA_SCAN_BLOCKS (0: as many as fit) */
     std::mutex mu;
-    std::vector<lane *> idle;    /* lanes not in use */
-    std::vector<lane *> all;
+    std::vector<strand *> idle;    /* strands not in use */
+    std::vector<strand *> all;
 };
 
 /*
- * A lane as this file sees it: the shared part (backend.cuh) plus what only the
+ * A strand as this file sees it: the shared part (backend.cuh) plus what only the
  * call machinery here uses.
  *
  * Result delivery.  A reduce or argmin/argmax whose result goes to host
  * memory has its last kernel write the result straight into hres, a small
  * pinned host area mapped into the device's address space (zero-copy: the
- * store crosses PCIe as part of the kernel), and with_lane() copies it to
+ * store crosses PCIe as part of the kernel), and with_strand() copies it to
  * the caller with memcpy once the stream is synchronised.  Before, the
  * result went to a device slot and came back with a cudaMemcpyAsync to the
  * caller's variable, which for pageable memory is a staged, synchronous copy
@@ -85,7 +85,7 @@ struct state {
  * writes slot 0 and a device-to-pinned cudaMemcpyAsync brings it into hres:
  * asynchronous, still no pageable copy.
  */
-struct lane_x : lane {
+struct host_strand : strand {
     unsigned char *hres = nullptr;      /* pinned host result area, kSlotBytes */
     unsigned char *hres_dev = nullptr;  /* its device alias, or nullptr when not mapped */
     unsigned *done_host = nullptr;      /* the done word (in the hres allocation), or nullptr: no spin */
@@ -97,7 +97,7 @@ struct lane_x : lane {
     int ngive = 0;                      /* results to copy out of hres after the sync */
 };
 
-lane_x &X(lane &L) { return static_cast<lane_x &>(L); }
+host_strand &host_side(strand &S) { return static_cast<host_strand &>(S); }
 
 /* A kernel that proves the plugin holds code this device can run. */
 __global__ void k_probe(int *p) { if (p) *p = 0; }
@@ -119,161 +119,161 @@ wr_mem_kind kind_of(const void *p)
     }
 }
 
-unsigned char *slot(lane &L, int i) { return L.slot + (size_t)i * kSlotBytes; }
+unsigned char *slot(strand &S, int i) { return S.slot + (size_t)i * kSlotBytes; }
 
-/* ---- lanes --------------------------------------------------------------- */
+/* ---- strands --------------------------------------------------------------- */
 
-void lane_destroy(lane *L)
+void strand_destroy(strand *S)
 {
-    if (L == nullptr) return;
-    if (L->st) (void)cudaStreamSynchronize(L->st);
-    if (L->h2d) (void)cudaStreamSynchronize(L->h2d);
-    if (L->d2h) (void)cudaStreamSynchronize(L->d2h);
-    cudaFree(L->ctr);
-    cudaFree(L->slot);
-    cudaFree(L->part);
-    cudaFree(L->sblk);
-    cudaFree(L->segctr);
-    cudaFree(L->doff);
-    cudaFreeHost(X(*L).hres);
-    for (int b = 0; b < kStages; b++) {
-        cudaFree(L->sdev[b]);
-        cudaFreeHost(L->shost[b]);
-        cudaFree(L->soff_dev[b]);
-        cudaFreeHost(L->soff_host[b]);
-        cudaFree(L->sres[b]);
-        if (L->e_in[b]) cudaEventDestroy(L->e_in[b]);
-        if (L->e_comp[b]) cudaEventDestroy(L->e_comp[b]);
-        if (L->e_out[b]) cudaEventDestroy(L->e_out[b]);
+    if (S == nullptr) return;
+    if (S->st) (void)cudaStreamSynchronize(S->st);
+    if (S->h2d) (void)cudaStreamSynchronize(S->h2d);
+    if (S->d2h) (void)cudaStreamSynchronize(S->d2h);
+    cudaFree(S->ctr);
+    cudaFree(S->slot);
+    cudaFree(S->part);
+    cudaFree(S->sblk);
+    cudaFree(S->segctr);
+    cudaFree(S->doff);
+    cudaFreeHost(host_side(*S).hres);
+    for (int b = 0; b < kStagingBufs; b++) {
+        cudaFree(S->sdev[b]);
+        cudaFreeHost(S->shost[b]);
+        cudaFree(S->soff_dev[b]);
+        cudaFreeHost(S->soff_host[b]);
+        cudaFree(S->sres[b]);
+        if (S->e_in[b]) cudaEventDestroy(S->e_in[b]);
+        if (S->e_comp[b]) cudaEventDestroy(S->e_comp[b]);
+        if (S->e_out[b]) cudaEventDestroy(S->e_out[b]);
     }
-    if (L->st) cudaStreamDestroy(L->st);
-    if (L->h2d) cudaStreamDestroy(L->h2d);
-    if (L->d2h) cudaStreamDestroy(L->d2h);
+    if (S->st) cudaStreamDestroy(S->st);
+    if (S->h2d) cudaStreamDestroy(S->h2d);
+    if (S->d2h) cudaStreamDestroy(S->d2h);
     (void)cudaGetLastError();
-    delete &X(*L);
+    delete &host_side(*S);
 }
 
-wr_status lane_create(state *S, lane **out, char *err)
+wr_status strand_create(state *ctx, strand **out, char *err)
 {
-    lane_x *L = new (std::nothrow) lane_x();
+    host_strand *S = new (std::nothrow) host_strand();
     wr_status st = WR_SUCCESS;
-    if (L == nullptr) {
+    if (S == nullptr) {
         snprintf(err, WR_ERRLEN, "out of host memory for a CUDA stream's state");
         return WR_ERR_NO_MEMORY;
     }
-    L->sms = S->sms;
-    L->scan_blocks = S->scan_blocks;
+    S->sms = ctx->sms;
+    S->scan_blocks = ctx->scan_blocks;
     st = [&]() -> wr_status {
-        WRCUDA_CK(cudaStreamCreateWithFlags, (&L->st, cudaStreamDefault));
-        WRCUDA_CK(cudaMalloc, ((void **)&L->ctr, 64));
-        WRCUDA_CK(cudaMemsetAsync, (L->ctr, 0, 64, L->st));
-        WRCUDA_CK(cudaMalloc, ((void **)&L->slot, kSlots * kSlotBytes));
-        WRCUDA_CK(cudaMemsetAsync, (L->slot, 0, kSlots * kSlotBytes, L->st));
-        WRCUDA_CK(cudaMalloc, (&L->part, (size_t)kMaxGrid * 16));
-        L->part_cap = (size_t)kMaxGrid * 16;
-        const unsigned hflags = S->can_map ? cudaHostAllocMapped : cudaHostAllocDefault;
-        WRCUDA_CK(cudaHostAlloc, ((void **)&L->hres, 2 * kSlotBytes, hflags));
-        if (S->can_map && cudaHostGetDevicePointer((void **)&L->hres_dev, L->hres, 0) != cudaSuccess) {
+        WRCUDA_CK(cudaStreamCreateWithFlags, (&S->st, cudaStreamDefault));
+        WRCUDA_CK(cudaMalloc, ((void **)&S->ctr, 64));
+        WRCUDA_CK(cudaMemsetAsync, (S->ctr, 0, 64, S->st));
+        WRCUDA_CK(cudaMalloc, ((void **)&S->slot, kSlots * kSlotBytes));
+        WRCUDA_CK(cudaMemsetAsync, (S->slot, 0, kSlots * kSlotBytes, S->st));
+        WRCUDA_CK(cudaMalloc, (&S->part, (size_t)kMaxGrid * 16));
+        S->part_cap = (size_t)kMaxGrid * 16;
+        const unsigned hflags = ctx->can_map ? cudaHostAllocMapped : cudaHostAllocDefault;
+        WRCUDA_CK(cudaHostAlloc, ((void **)&S->hres, 2 * kSlotBytes, hflags));
+        if (ctx->can_map && cudaHostGetDevicePointer((void **)&S->hres_dev, S->hres, 0) != cudaSuccess) {
             (void)cudaGetLastError();
-            L->hres_dev = nullptr;                /* fall back to a copy into hres */
+            S->hres_dev = nullptr;                /* fall back to a copy into hres */
         }
-        if (L->hres_dev && S->spin) {             /* the done word: the second slot of hres */
-            L->done_host = (unsigned *)(L->hres + kSlotBytes);
-            L->done_dev = (unsigned *)(L->hres_dev + kSlotBytes);
-            *L->done_host = 0;
+        if (S->hres_dev && ctx->spin) {             /* the done word: after the result in hres */
+            S->done_host = (unsigned *)(S->hres + kSlotBytes);
+            S->done_dev = (unsigned *)(S->hres_dev + kSlotBytes);
+            *S->done_host = 0;
         }
         return WR_SUCCESS;
     }();
     if (st != WR_SUCCESS) {
-        lane_destroy(L);
+        strand_destroy(S);
         return st;
     }
-    *out = L;
+    *out = S;
     return WR_SUCCESS;
 }
 
-/* The staging buffers and copy streams, made on a lane's first host-memory call. */
-wr_status ensure_staging(state *S, lane &L, char *err)
+/* The staging buffers and copy streams, made on a strand's first host-memory call. */
+wr_status ensure_staging(state *ctx, strand &S, char *err)
 {
-    X(L).copies = true;                     /* every user of h2d/d2h comes through here */
-    if (L.sbytes) return WR_SUCCESS;
+    host_side(S).copies = true;                     /* every user of h2d/d2h comes through here */
+    if (S.sbytes) return WR_SUCCESS;
     /* after a failure (out of memory) the next call completes what is missing */
-    if (!L.h2d) WRCUDA_CK(cudaStreamCreateWithFlags, (&L.h2d, cudaStreamDefault));
-    if (!L.d2h) WRCUDA_CK(cudaStreamCreateWithFlags, (&L.d2h, cudaStreamDefault));
-    for (int b = 0; b < kStages; b++) {
-        if (!L.sdev[b]) WRCUDA_CK(cudaMalloc, (&L.sdev[b], S->stage_bytes));
-        if (!L.shost[b]) WRCUDA_CK(cudaHostAlloc, (&L.shost[b], S->stage_bytes, cudaHostAllocDefault));
-        if (!L.e_in[b]) WRCUDA_CK(cudaEventCreateWithFlags, (&L.e_in[b], cudaEventDisableTiming));
-        if (!L.e_comp[b]) WRCUDA_CK(cudaEventCreateWithFlags, (&L.e_comp[b], cudaEventDisableTiming));
-        if (!L.e_out[b]) WRCUDA_CK(cudaEventCreateWithFlags, (&L.e_out[b], cudaEventDisableTiming));
+    if (!S.h2d) WRCUDA_CK(cudaStreamCreateWithFlags, (&S.h2d, cudaStreamDefault));
+    if (!S.d2h) WRCUDA_CK(cudaStreamCreateWithFlags, (&S.d2h, cudaStreamDefault));
+    for (int b = 0; b < kStagingBufs; b++) {
+        if (!S.sdev[b]) WRCUDA_CK(cudaMalloc, (&S.sdev[b], ctx->stage_bytes));
+        if (!S.shost[b]) WRCUDA_CK(cudaHostAlloc, (&S.shost[b], ctx->stage_bytes, cudaHostAllocDefault));
+        if (!S.e_in[b]) WRCUDA_CK(cudaEventCreateWithFlags, (&S.e_in[b], cudaEventDisableTiming));
+        if (!S.e_comp[b]) WRCUDA_CK(cudaEventCreateWithFlags, (&S.e_comp[b], cudaEventDisableTiming));
+        if (!S.e_out[b]) WRCUDA_CK(cudaEventCreateWithFlags, (&S.e_out[b], cudaEventDisableTiming));
     }
-    L.sbytes = S->stage_bytes;
+    S.sbytes = ctx->stage_bytes;
     return WR_SUCCESS;
 }
 
 /* Per-chunk offsets and results for segmented work on host memory. */
-wr_status ensure_seg_staging(state *S, lane &L, char *err)
+wr_status ensure_seg_staging(state *ctx, strand &S, char *err)
 {
-    WRCUDA_TRY(ensure_staging(S, L, err));
-    if (L.soff_n) return WR_SUCCESS;
-    const size_t n = L.sbytes / 32;          /* segments per chunk, +1 offsets */
-    for (int b = 0; b < kStages; b++) {
-        if (!L.soff_dev[b]) WRCUDA_CK(cudaMalloc, ((void **)&L.soff_dev[b], (n + 1) * sizeof(size_t)));
-        if (!L.soff_host[b])
-            WRCUDA_CK(cudaHostAlloc, ((void **)&L.soff_host[b], (n + 1) * sizeof(size_t), cudaHostAllocDefault));
-        if (!L.sres[b]) WRCUDA_CK(cudaMalloc, (&L.sres[b], n * 8));
+    WRCUDA_TRY(ensure_staging(ctx, S, err));
+    if (S.soff_n) return WR_SUCCESS;
+    const size_t n = S.sbytes / 32;          /* segments per chunk, +1 offsets */
+    for (int b = 0; b < kStagingBufs; b++) {
+        if (!S.soff_dev[b]) WRCUDA_CK(cudaMalloc, ((void **)&S.soff_dev[b], (n + 1) * sizeof(size_t)));
+        if (!S.soff_host[b])
+            WRCUDA_CK(cudaHostAlloc, ((void **)&S.soff_host[b], (n + 1) * sizeof(size_t), cudaHostAllocDefault));
+        if (!S.sres[b]) WRCUDA_CK(cudaMalloc, (&S.sres[b], n * 8));
     }
-    L.soff_n = n + 1;
+    S.soff_n = n + 1;
     return WR_SUCCESS;
 }
 
-lane *acquire(state *S, wr_status *st, char *err)
+strand *acquire(state *ctx, wr_status *st, char *err)
 {
-    lane *L = nullptr;
+    strand *S = nullptr;
     {
-        std::lock_guard<std::mutex> g(S->mu);
-        if (!S->idle.empty()) {
-            L = S->idle.back();
-            S->idle.pop_back();
-            return L;
+        std::lock_guard<std::mutex> g(ctx->mu);
+        if (!ctx->idle.empty()) {
+            S = ctx->idle.back();
+            ctx->idle.pop_back();
+            return S;
         }
     }
-    *st = lane_create(S, &L, err);
+    *st = strand_create(ctx, &S, err);
     if (*st != WR_SUCCESS) return nullptr;
     try {
-        std::lock_guard<std::mutex> g(S->mu);
-        S->all.push_back(L);
-        S->idle.reserve(S->all.size());       /* so that release() never allocates */
+        std::lock_guard<std::mutex> g(ctx->mu);
+        ctx->all.push_back(S);
+        ctx->idle.reserve(ctx->all.size());       /* so that release() never allocates */
     } catch (...) {
-        lane_destroy(L);
+        strand_destroy(S);
         snprintf(err, WR_ERRLEN, "out of host memory for the stream pool");
         *st = WR_ERR_NO_MEMORY;
         return nullptr;
     }
-    return L;
+    return S;
 }
 
-void release(state *S, lane *L)
+void release(state *ctx, strand *S)
 {
-    std::lock_guard<std::mutex> g(S->mu);
-    S->idle.push_back(L);      /* no allocation: idle has room for every lane */
+    std::lock_guard<std::mutex> g(ctx->mu);
+    ctx->idle.push_back(S);      /* no allocation: idle has room for every strand */
 }
 
-/* Let everything queued on the lane finish (or fail) and forget the error. */
-void drain(lane &L)
+/* Let everything queued on the strand finish (or fail) and forget the error. */
+void drain(strand &S)
 {
-    if (L.st) (void)cudaStreamSynchronize(L.st);
-    if (L.h2d) (void)cudaStreamSynchronize(L.h2d);
-    if (L.d2h) (void)cudaStreamSynchronize(L.d2h);
+    if (S.st) (void)cudaStreamSynchronize(S.st);
+    if (S.h2d) (void)cudaStreamSynchronize(S.h2d);
+    if (S.d2h) (void)cudaStreamSynchronize(S.d2h);
     (void)cudaGetLastError();
 }
 
-/* The done word for a call's last launch (kNoDone where the lane has none:
- * finish() then synchronises the stream).  Only the launch after which
+/* The done word for a call's last launch (kNoDone where the strand has none:
+ * wait_call() then synchronises the stream).  Only the launch after which
  * nothing else is queued may take it. */
-done_sig arm(lane &L)
+done_sig arm(strand &S)
 {
-    lane_x &x = X(L);
+    host_strand &x = host_side(S);
     if (x.done_host == nullptr) return kNoDone;
     if (++x.seq == 0) ++x.seq;                /* 0 is "nothing yet" */
     x.armed = x.seq;
@@ -282,12 +282,12 @@ done_sig arm(lane &L)
 
 /* Spin until the armed launch has stored its number, or the stream has
  * finished (then everything is complete anyway), or failed. */
-wr_status wait_done(lane &L, char *err)
+wr_status spin_done(strand &S, char *err)
 {
-    const lane_x &x = X(L);
+    const host_strand &x = host_side(S);
     for (unsigned i = 1; __atomic_load_n(x.done_host, __ATOMIC_ACQUIRE) != x.armed; i++) {
         if (i % 256 == 0) {
-            const cudaError_t e = cudaStreamQuery(L.st);
+            const cudaError_t e = cudaStreamQuery(S.st);
             if (e == cudaSuccess) break;
             if (e != cudaErrorNotReady) return fail(err, "cudaStreamQuery", e);
         }
@@ -298,107 +298,107 @@ wr_status wait_done(lane &L, char *err)
 /* Wait for the call's work: the copy streams only when this call used them
  * (a call on device memory leaves them idle: two synchronisations saved),
  * the kernel stream by its done word when the last launch took one. */
-wr_status finish(lane &L, char *err)
+wr_status wait_call(strand &S, char *err)
 {
-    if (X(L).armed && !X(L).copies) return wait_done(L, err);
-    if (X(L).copies) {
-        if (L.h2d) WRCUDA_CK(cudaStreamSynchronize, (L.h2d));
-        if (L.d2h) WRCUDA_CK(cudaStreamSynchronize, (L.d2h));
+    if (host_side(S).armed && !host_side(S).copies) return spin_done(S, err);
+    if (host_side(S).copies) {
+        if (S.h2d) WRCUDA_CK(cudaStreamSynchronize, (S.h2d));
+        if (S.d2h) WRCUDA_CK(cudaStreamSynchronize, (S.d2h));
     }
-    WRCUDA_CK(cudaStreamSynchronize, (L.st));
+    WRCUDA_CK(cudaStreamSynchronize, (S.st));
     return WR_SUCCESS;
 }
 
 /* Where the last launch of a call writes a result bound for host memory. */
-void *host_result(lane &L) { return X(L).hres_dev ? (void *)X(L).hres_dev : (void *)slot(L, 0); }
+void *host_result(strand &S) { return host_side(S).hres_dev ? (void *)host_side(S).hres_dev : (void *)slot(S, 0); }
 
 /* After that launch: bring the result into hres if the kernel could not
  * write there itself. */
-wr_status fetch_result(lane &L, size_t bytes, char *err)
+wr_status fetch_result(strand &S, size_t bytes, char *err)
 {
-    if (!X(L).hres_dev) WRCUDA_CK(cudaMemcpyAsync, (X(L).hres, slot(L, 0), bytes, cudaMemcpyDeviceToHost, L.st));
+    if (!host_side(S).hres_dev) WRCUDA_CK(cudaMemcpyAsync, (host_side(S).hres, slot(S, 0), bytes, cudaMemcpyDeviceToHost, S.st));
     return WR_SUCCESS;
 }
 
 /* Copy bytes at hres + off to host dst once the call's work is done. */
-void give(lane &L, void *dst, size_t off, size_t bytes)
+void give(strand &S, void *dst, size_t off, size_t bytes)
 {
-    lane_x &x = X(L);
-    x.gives[x.ngive++] = lane_x::give{ dst, off, bytes };
+    host_strand &x = host_side(S);
+    x.gives[x.ngive++] = host_strand::give{ dst, off, bytes };
 }
 
-/* Run fn(lane) on a lane of this context: the shape of every operation. */
+/* Run fn(strand) on a strand of this context: the shape of every operation. */
 template <class Fn>
-wr_status with_lane(void *s, char *err, Fn fn)
+wr_status with_strand(void *s, char *err, Fn fn)
 {
-    state *S = (state *)s;
+    state *ctx = (state *)s;
     wr_status st = WR_SUCCESS;
     /* Always set, not skipped when cudaGetDevice agrees: a caller's own
      * driver-API context on the same device would also say "dev", and the
-     * lanes' streams belong to the primary context.  (Cheap when the
+     * strands' streams belong to the primary context.  (Cheap when the
      * device is already current.) */
-    cudaError_t e = cudaSetDevice(S->dev);
+    cudaError_t e = cudaSetDevice(ctx->dev);
     if (e != cudaSuccess) {
         return fail(err, "cudaSetDevice", e);
     }
-    lane *L = acquire(S, &st, err);
-    if (L == nullptr) return st;
-    lane_x &x = X(*L);
+    strand *S = acquire(ctx, &st, err);
+    if (S == nullptr) return st;
+    host_strand &x = host_side(*S);
     x.copies = false;
     x.armed = 0;
     x.ngive = 0;
-    st = fn(*L);
-    if (st == WR_SUCCESS) st = finish(*L, err);
+    st = fn(*S);
+    if (st == WR_SUCCESS) st = wait_call(*S, err);
     if (st == WR_SUCCESS)
         for (int i = 0; i < x.ngive; i++) memcpy(x.gives[i].dst, x.hres + x.gives[i].off, x.gives[i].bytes);
-    if (st != WR_SUCCESS) drain(*L);
-    release(S, L);
+    if (st != WR_SUCCESS) drain(*S);
+    release(ctx, S);
     return st;
 }
 
 /* ---- staging ------------------------------------------------------------- */
 
-/* Make bytes of host memory at src visible at L.sdev[b] (issued on L.h2d
- * once reuse_after has fired; L.st waits for the copy).  Pageable memory goes
- * through L.shost[b] first; extra (if any) is a second copy issued with it. */
-wr_status stage_in(lane &L, int b, const void *src, size_t bytes, bool pageable, cudaEvent_t reuse_after,
+/* Make bytes of host memory at src visible at S.sdev[b] (issued on S.h2d
+ * once reuse_after has fired; S.st waits for the copy).  Pageable memory goes
+ * through S.shost[b] first; extra (if any) is a second copy issued with it. */
+wr_status stage_in(strand &S, int b, const void *src, size_t bytes, bool pageable, cudaEvent_t reuse_after,
                    char *err, void *x_dst = nullptr, const void *x_src = nullptr, size_t x_bytes = 0)
 {
-    WRCUDA_CK(cudaStreamWaitEvent, (L.h2d, reuse_after, 0));
+    WRCUDA_CK(cudaStreamWaitEvent, (S.h2d, reuse_after, 0));
     if (bytes) {
         if (pageable) {
-            WRCUDA_CK(cudaEventSynchronize, (L.e_in[b]));
-            memcpy(L.shost[b], src, bytes);
-            src = L.shost[b];
+            WRCUDA_CK(cudaEventSynchronize, (S.e_in[b]));
+            memcpy(S.shost[b], src, bytes);
+            src = S.shost[b];
         }
-        WRCUDA_CK(cudaMemcpyAsync, (L.sdev[b], src, bytes, cudaMemcpyHostToDevice, L.h2d));
+        WRCUDA_CK(cudaMemcpyAsync, (S.sdev[b], src, bytes, cudaMemcpyHostToDevice, S.h2d));
     }
-    if (x_bytes) WRCUDA_CK(cudaMemcpyAsync, (x_dst, x_src, x_bytes, cudaMemcpyHostToDevice, L.h2d));
-    WRCUDA_CK(cudaEventRecord, (L.e_in[b], L.h2d));
-    WRCUDA_CK(cudaStreamWaitEvent, (L.st, L.e_in[b], 0));
+    if (x_bytes) WRCUDA_CK(cudaMemcpyAsync, (x_dst, x_src, x_bytes, cudaMemcpyHostToDevice, S.h2d));
+    WRCUDA_CK(cudaEventRecord, (S.e_in[b], S.h2d));
+    WRCUDA_CK(cudaStreamWaitEvent, (S.st, S.e_in[b], 0));
     return WR_SUCCESS;
 }
 
-/* Copy bytes from device src to host dst on L.d2h after L.st's work so far:
- * to a pinned dst directly, to a pageable one through L.shost[b] (the caller
+/* Copy bytes from device src to host dst on S.d2h after S.st's work so far:
+ * to a pinned dst directly, to a pageable one through S.shost[b] (the caller
  * copies it out with take_out() once e_out[b] fired). */
-wr_status stage_out(lane &L, int b, void *dst, const void *src, size_t bytes, bool pageable, char *err)
+wr_status stage_out(strand &S, int b, void *dst, const void *src, size_t bytes, bool pageable, char *err)
 {
-    WRCUDA_CK(cudaEventRecord, (L.e_comp[b], L.st));
-    WRCUDA_CK(cudaStreamWaitEvent, (L.d2h, L.e_comp[b], 0));
-    WRCUDA_CK(cudaMemcpyAsync, (pageable ? L.shost[b] : dst, src, bytes, cudaMemcpyDeviceToHost, L.d2h));
-    WRCUDA_CK(cudaEventRecord, (L.e_out[b], L.d2h));
+    WRCUDA_CK(cudaEventRecord, (S.e_comp[b], S.st));
+    WRCUDA_CK(cudaStreamWaitEvent, (S.d2h, S.e_comp[b], 0));
+    WRCUDA_CK(cudaMemcpyAsync, (pageable ? S.shost[b] : dst, src, bytes, cudaMemcpyDeviceToHost, S.d2h));
+    WRCUDA_CK(cudaEventRecord, (S.e_out[b], S.d2h));
     return WR_SUCCESS;
 }
 
-/* A pageable output waiting in L.shost[b]. */
+/* A pageable output waiting in S.shost[b]. */
 struct pending { void *dst; size_t bytes; };
 
-wr_status take_out(lane &L, int b, pending &p, char *err)
+wr_status take_out(strand &S, int b, pending &p, char *err)
 {
     if (p.bytes == 0) return WR_SUCCESS;
-    WRCUDA_CK(cudaEventSynchronize, (L.e_out[b]));
-    memcpy(p.dst, L.shost[b], p.bytes);
+    WRCUDA_CK(cudaEventSynchronize, (S.e_out[b]));
+    memcpy(p.dst, S.shost[b], p.bytes);
     p.bytes = 0;
     return WR_SUCCESS;
 }
@@ -433,14 +433,14 @@ wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
         (void)cudaGetLastError();
         return WR_ERR_NO_BACKEND;
     }
-    state *S = new (std::nothrow) state();
-    if (S == nullptr) {
+    state *ctx = new (std::nothrow) state();
+    if (ctx == nullptr) {
         snprintf(err, WR_ERRLEN, "out of host memory");
         return WR_ERR_NO_MEMORY;
     }
-    S->dev = dev;
-    S->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
-    S->can_map = p.canMapHostMemory != 0;
+    ctx->dev = dev;
+    ctx->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
+    ctx->can_map = p.canMapHostMemory != 0;
     /* Spin on done words only where waiting may spin: the application did
      * not ask for blocking or yielding waits (cudaSetDeviceFlags; "auto"
      * spins while the host has more cores than active CUDA contexts, as on
@@ -456,11 +456,11 @@ wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
     const char *w = host->getenv("WARPRED_CUDA_WAIT");
     if (w && *w && strcmp(w, "sync") != 0 && strcmp(w, "spin") != 0) {
         snprintf(err, WR_ERRLEN, "WARPRED_CUDA_WAIT=%.40s: expected sync or spin", w);
-        delete S;
+        delete ctx;
         return WR_ERR_INVALID_ARG;
     }
-    S->spin = (sched == cudaDeviceScheduleAuto || sched == cudaDeviceScheduleSpin) && !(w && strcmp(w, "sync") == 0);
-    snprintf(S->desc, sizeof S->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
+    ctx->spin = (sched == cudaDeviceScheduleAuto || sched == cudaDeviceScheduleSpin) && !(w && strcmp(w, "sync") == 0);
+    snprintf(ctx->desc, sizeof ctx->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
     /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
      * ones to exercise many chunks), at most 16 GiB, rounded up to whole
      * scan tiles (of kScanTileBytes, whatever the type): every chunk of a
@@ -468,40 +468,40 @@ wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
      * bits of the same scan on device memory (the left fold of scan.cu). */
     size_t sb = (size_t)32 << 20;
     if (host->env_count("WARPRED_CUDA_STAGING_BYTES", 1, (size_t)16 << 30, &sb, err) < 0) {
-        delete S;
+        delete ctx;
         return WR_ERR_INVALID_ARG;
     }
     const size_t unit = kScanTileBytes;
     sb = (sb + unit - 1) / unit * unit;
-    S->stage_bytes = sb;
+    ctx->stage_bytes = sb;
     /* WARPRED_CUDA_SCAN_BLOCKS: the most resident blocks a scan uses, for
      * tests (with few blocks each one scans many tiles in turn: see
      * k_scan_ws in scan.cu); the default is as many as fit */
     size_t nb = 0;
     if (host->env_count("WARPRED_CUDA_SCAN_BLOCKS", 1, 65535, &nb, err) < 0) {
-        delete S;
+        delete ctx;
         return WR_ERR_INVALID_ARG;
     }
-    S->scan_blocks = (unsigned)nb;
+    ctx->scan_blocks = (unsigned)nb;
     try {
-        S->all.reserve(64);
-        S->idle.reserve(64);
+        ctx->all.reserve(64);
+        ctx->idle.reserve(64);
     } catch (...) {
-        delete S;
+        delete ctx;
         snprintf(err, WR_ERRLEN, "out of host memory");
         return WR_ERR_NO_MEMORY;
     }
-    *out = S;
+    *out = ctx;
     return WR_SUCCESS;
 }
 
 void cu_close(void *s)
 {
-    state *S = (state *)s;
-    if (S == nullptr) return;
-    (void)cudaSetDevice(S->dev);
-    for (lane *L : S->all) lane_destroy(L);
-    delete S;
+    state *ctx = (state *)s;
+    if (ctx == nullptr) return;
+    (void)cudaSetDevice(ctx->dev);
+    for (strand *S : ctx->all) strand_destroy(S);
+    delete ctx;
 }
 
 void cu_describe(void *s, char *buf, size_t len)
@@ -529,15 +529,15 @@ wr_status cu_synchronize(void *, char *) { return WR_SUCCESS; }
 /* check_offsets of offsets in device or managed memory, on the device. */
 wr_status cu_check_offsets(void *s, const size_t *offsets, size_t nseg, size_t sum[5], char *err)
 {
-    WRCUDA_TRY(with_lane(s, err, [&](lane &L) -> wr_status {
-        WRCUDA_TRY(launch_check_offsets(L, offsets, nseg, (size_t *)host_result(L), err));
-        WRCUDA_TRY(fetch_result(L, 3 * sizeof(size_t), err));
-        give(L, sum, 0, 3 * sizeof(size_t));
+    WRCUDA_TRY(with_strand(s, err, [&](strand &S) -> wr_status {
+        WRCUDA_TRY(launch_check_offsets(S, offsets, nseg, (size_t *)host_result(S), err));
+        WRCUDA_TRY(fetch_result(S, 3 * sizeof(size_t), err));
+        give(S, sum, 0, 3 * sizeof(size_t));
         return WR_SUCCESS;
     }));
     if (sum[2] == SIZE_MAX) return WR_SUCCESS;
-    return with_lane(s, err, [&](lane &L) -> wr_status {   /* the two offsets the error names */
-        WRCUDA_CK(cudaMemcpyAsync, (sum + 3, offsets + sum[2], 2 * sizeof(size_t), cudaMemcpyDefault, L.st));
+    return with_strand(s, err, [&](strand &S) -> wr_status {   /* the two offsets the error names */
+        WRCUDA_CK(cudaMemcpyAsync, (sum + 3, offsets + sum[2], 2 * sizeof(size_t), cudaMemcpyDefault, S.st));
         return WR_SUCCESS;
     });
 }
@@ -549,18 +549,18 @@ wr_status cu_check_offsets(void *s, const size_t *offsets, size_t nseg, size_t s
  * through the staging buffers (a chunk's launch folds its result onto the
  * previous chunks', so it needs to know its offset). */
 template <class Launch>
-wr_status each_chunk(state *S, lane &L, const void *in, wr_mem_kind kin, size_t count, size_t es, char *err,
+wr_status each_chunk(state *ctx, strand &S, const void *in, wr_mem_kind kin, size_t count, size_t es, char *err,
                      Launch launch)
 {
     if (dev_ok(kin)) return launch(in, count, 0);
-    WRCUDA_TRY(ensure_staging(S, L, err));
-    const size_t C = L.sbytes / es;
+    WRCUDA_TRY(ensure_staging(ctx, S, err));
+    const size_t C = S.sbytes / es;
     for (size_t k = 0, off = 0; off < count; k++, off += C) {
-        const int b = (int)(k % kStages);
+        const int b = (int)(k % kStagingBufs);
         const size_t len = count - off < C ? count - off : C;
-        WRCUDA_TRY(stage_in(L, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, L.e_comp[b], err));
-        WRCUDA_TRY(launch(L.sdev[b], len, off));
-        WRCUDA_CK(cudaEventRecord, (L.e_comp[b], L.st));
+        WRCUDA_TRY(stage_in(S, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, S.e_comp[b], err));
+        WRCUDA_TRY(launch(S.sdev[b], len, off));
+        WRCUDA_CK(cudaEventRecord, (S.e_comp[b], S.st));
     }
     return WR_SUCCESS;
 }
@@ -568,9 +568,9 @@ wr_status each_chunk(state *S, lane &L, const void *in, wr_mem_kind kin, size_t 
 wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, size_t count, wr_type t, wr_op o,
                     char *err)
 {
-    state *S = (state *)s;
+    state *ctx = (state *)s;
     const size_t es = wr_backend_type_size(t);
-    return with_lane(s, err, [&](lane &L) -> wr_status {
+    return with_strand(s, err, [&](strand &S) -> wr_status {
         const bool out_dev = dev_ok(call->out);
         if (count == 0) {
             unsigned char id[8];
@@ -579,26 +579,26 @@ wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, siz
                 memcpy(out, id, es);
                 return WR_SUCCESS;
             }
-            /* from the lane's pinned result area, not from the stack: a truly
+            /* from the strand's pinned result area, not from the stack: a truly
              * asynchronous copy (a pageable source is staged by the driver) */
-            memcpy(X(L).hres, id, es);
-            WRCUDA_CK(cudaMemcpyAsync, (out, X(L).hres, es, cudaMemcpyDefault, L.st));
-            return WR_SUCCESS;                         /* finish() synchronises */
+            memcpy(host_side(S).hres, id, es);
+            WRCUDA_CK(cudaMemcpyAsync, (out, host_side(S).hres, es, cudaMemcpyDefault, S.st));
+            return WR_SUCCESS;                         /* wait_call() synchronises */
         }
         /* Chunks of a staged input fold into slot 0 on the device (the carry);
          * the last launch writes the result where it is going: out itself
-         * when the device can reach it, else the lane's host result area. */
-        void *acc = out_dev ? out : (void *)slot(L, 0);
-        void *fin = out_dev ? out : host_result(L);
-        WRCUDA_TRY(each_chunk(S, L, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
-            /* (a lane whose hres is not mapped has no done word: fetch_result's
+         * when the device can reach it, else the strand's host result area. */
+        void *acc = out_dev ? out : (void *)slot(S, 0);
+        void *fin = out_dev ? out : host_result(S);
+        WRCUDA_TRY(each_chunk(ctx, S, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
+            /* (a strand whose hres is not mapped has no done word: fetch_result's
              * copy is then waited for by synchronising) */
             const bool last = off + len == count;
-            return launch_reduce(L, d, len, t, o, last ? fin : acc, off ? acc : nullptr, last ? arm(L) : kNoDone, err);
+            return launch_reduce(S, d, len, t, o, last ? fin : acc, off ? acc : nullptr, last ? arm(S) : kNoDone, err);
         }));
         if (!out_dev) {
-            WRCUDA_TRY(fetch_result(L, es, err));
-            give(L, out, 0, es);
+            WRCUDA_TRY(fetch_result(S, es, err));
+            give(S, out, 0, es);
         }
         return WR_SUCCESS;
     });
@@ -609,29 +609,29 @@ wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, siz
 wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, wr_type t, int is_max,
                     size_t *index, void *value, char *err)
 {
-    state *S = (state *)s;
+    state *ctx = (state *)s;
     const size_t es = wr_backend_type_size(t);
-    return with_lane(s, err, [&](lane &L) -> wr_status {
+    return with_strand(s, err, [&](strand &S) -> wr_status {
         /* The pair {size_t index; T value} chains through slot 0; when both
-         * outputs are host memory the last launch writes it into the lane's
+         * outputs are host memory the last launch writes it into the strand's
          * host result area, else into slot 0, copied to each output. */
-        unsigned char *acc = slot(L, 0);
+        unsigned char *acc = slot(S, 0);
         const bool to_host =
             !dev_ok(call->out) && (value == nullptr || !dev_ok(call->aux));
-        void *fin = to_host ? host_result(L) : (void *)acc;
-        WRCUDA_TRY(each_chunk(S, L, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
+        void *fin = to_host ? host_result(S) : (void *)acc;
+        WRCUDA_TRY(each_chunk(ctx, S, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
             const bool last = off + len == count;     /* to device outputs, copies follow it */
-            return launch_argext(L, d, len, t, is_max, off, last ? fin : acc, off ? acc : nullptr,
-                                 last && to_host ? arm(L) : kNoDone, err);
+            return launch_argext(S, d, len, t, is_max, off, last ? fin : acc, off ? acc : nullptr,
+                                 last && to_host ? arm(S) : kNoDone, err);
         }));
         if (to_host) {
-            WRCUDA_TRY(fetch_result(L, 8 + es, err));
-            give(L, index, 0, sizeof(size_t));
-            if (value) give(L, value, 8, es);
+            WRCUDA_TRY(fetch_result(S, 8 + es, err));
+            give(S, index, 0, sizeof(size_t));
+            if (value) give(S, value, 8, es);
             return WR_SUCCESS;
         }
-        WRCUDA_CK(cudaMemcpyAsync, (index, acc, sizeof(size_t), cudaMemcpyDefault, L.st));
-        if (value) WRCUDA_CK(cudaMemcpyAsync, (value, acc + 8, es, cudaMemcpyDefault, L.st));
+        WRCUDA_CK(cudaMemcpyAsync, (index, acc, sizeof(size_t), cudaMemcpyDefault, S.st));
+        if (value) WRCUDA_CK(cudaMemcpyAsync, (value, acc + 8, es, cudaMemcpyDefault, S.st));
         return WR_SUCCESS;
     });
 }
@@ -641,41 +641,41 @@ wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, 
 wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_t count, wr_type t, wr_op o,
                   int exclusive, char *err)
 {
-    state *S = (state *)s;
+    state *ctx = (state *)s;
     const size_t es = wr_backend_type_size(t);
-    return with_lane(s, err, [&](lane &L) -> wr_status {
+    return with_strand(s, err, [&](strand &S) -> wr_status {
         const wr_mem_kind kin = call->in, kout = call->out;
         if (dev_ok(kin) && dev_ok(kout))
-            return launch_scan(L, in, out, count, t, o, exclusive, nullptr, nullptr, arm(L), err);
+            return launch_scan(S, in, out, count, t, o, exclusive, nullptr, nullptr, arm(S), err);
 
-        WRCUDA_TRY(ensure_staging(S, L, err));
+        WRCUDA_TRY(ensure_staging(ctx, S, err));
         const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
-        const size_t C = L.sbytes / es;            /* whole tiles: staged == in-place bits */
-        pending pend[kStages] = {};
+        const size_t C = S.sbytes / es;            /* whole tiles: staged == in-place bits */
+        pending pend[kStagingBufs] = {};
         for (size_t k = 0, off = 0; off < count; k++, off += C) {
-            const int b = (int)(k % kStages);
+            const int b = (int)(k % kStagingBufs);
             const size_t len = count - off < C ? count - off : C;
             const char *src = (const char *)in + off * es;
             char *dst = (char *)out + off * es;
-            WRCUDA_TRY(take_out(L, b, pend[b], err));                 /* frees L.shost[b] */
+            WRCUDA_TRY(take_out(S, b, pend[b], err));                 /* frees S.shost[b] */
             const void *dsrc = src;
             if (!in_dev) {
-                WRCUDA_TRY(stage_in(L, b, src, len * es, kin == WR_MEM_HOST, out_dev ? L.e_comp[b] : L.e_out[b], err));
-                dsrc = L.sdev[b];
+                WRCUDA_TRY(stage_in(S, b, src, len * es, kin == WR_MEM_HOST, out_dev ? S.e_comp[b] : S.e_out[b], err));
+                dsrc = S.sdev[b];
             } else {
-                WRCUDA_CK(cudaStreamWaitEvent, (L.st, L.e_out[b], 0));  /* L.sdev[b] copied out */
+                WRCUDA_CK(cudaStreamWaitEvent, (S.st, S.e_out[b], 0));  /* S.sdev[b] copied out */
             }
-            void *ddst = out_dev ? (void *)dst : L.sdev[b];
-            WRCUDA_TRY(launch_scan(L, dsrc, ddst, len, t, o, exclusive, k ? slot(L, 1 + (int)((k + 1) % 2)) : nullptr,
-                                slot(L, 1 + (int)(k % 2)), kNoDone, err));
+            void *ddst = out_dev ? (void *)dst : S.sdev[b];
+            WRCUDA_TRY(launch_scan(S, dsrc, ddst, len, t, o, exclusive, k ? slot(S, 1 + (int)((k + 1) % 2)) : nullptr,
+                                slot(S, 1 + (int)(k % 2)), kNoDone, err));
             if (out_dev) {
-                WRCUDA_CK(cudaEventRecord, (L.e_comp[b], L.st));
+                WRCUDA_CK(cudaEventRecord, (S.e_comp[b], S.st));
             } else {
-                WRCUDA_TRY(stage_out(L, b, dst, L.sdev[b], len * es, out_pageable, err));
+                WRCUDA_TRY(stage_out(S, b, dst, S.sdev[b], len * es, out_pageable, err));
                 if (out_pageable) pend[b] = { dst, len * es };
             }
         }
-        for (int b = 0; b < kStages; b++) WRCUDA_TRY(take_out(L, b, pend[b], err));
+        for (int b = 0; b < kStagingBufs; b++) WRCUDA_TRY(take_out(S, b, pend[b], err));
         return WR_SUCCESS;
     });
 }
@@ -684,29 +684,29 @@ wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_
 
 /*
  * Segmented work on host memory (input or output): chunks of at most
- * L.sbytes of input and L.soff_n - 1 segments.  A segment cut by a chunk's
+ * S.sbytes of input and S.soff_n - 1 segments.  A segment cut by a chunk's
  * end leaves its partial in a carry slot; the next chunk's first result is
  * combined with it (launch_seg_fix), in order.  begin(t) gives segment t's
  * first element as an index into in.
  */
 template <class Begin>
-wr_status segments_staged(state *S, lane &L, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
+wr_status segments_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
                           size_t nseg, Begin begin, wr_type t, wr_op o, char *err)
 {
     const size_t es = wr_backend_type_size(t);
-    WRCUDA_TRY(ensure_seg_staging(S, L, err));
+    WRCUDA_TRY(ensure_seg_staging(ctx, S, err));
     const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
-    const size_t C = L.sbytes / es, smax = L.soff_n - 1, end = begin(nseg);
-    pending pend[kStages] = {};
+    const size_t C = S.sbytes / es, smax = S.soff_n - 1, end = begin(nseg);
+    pending pend[kStagingBufs] = {};
     size_t s = 0, c0 = 0;
     bool cont = false;
     for (size_t k = 0; s < nseg; k++) {
-        const int b = (int)(k % kStages);
-        WRCUDA_TRY(take_out(L, b, pend[b], err));
+        const int b = (int)(k % kStagingBufs);
+        WRCUDA_TRY(take_out(S, b, pend[b], err));
         if (!cont) c0 = begin(s);
         const size_t c1 = end - c0 < C ? end : c0 + C;
-        WRCUDA_CK(cudaEventSynchronize, (L.e_in[b]));             /* L.soff_host[b] is free */
-        size_t *ho = L.soff_host[b], m = 0;
+        WRCUDA_CK(cudaEventSynchronize, (S.e_in[b]));             /* S.soff_host[b] is free */
+        size_t *ho = S.soff_host[b], m = 0;
         bool last_cont = false;
         ho[0] = 0;
         while (s + m < nseg && m < smax) {
@@ -720,54 +720,54 @@ wr_status segments_staged(state *S, lane &L, const void *in, wr_mem_kind kin, vo
         const char *src = (const char *)in + c0 * es;
         const void *dsrc = src;
         if (!in_dev) {
-            WRCUDA_TRY(stage_in(L, b, src, len * es, kin == WR_MEM_HOST, out_dev ? L.e_comp[b] : L.e_out[b], err,
-                             L.soff_dev[b], ho, (m + 1) * sizeof(size_t)));
-            dsrc = L.sdev[b];
+            WRCUDA_TRY(stage_in(S, b, src, len * es, kin == WR_MEM_HOST, out_dev ? S.e_comp[b] : S.e_out[b], err,
+                             S.soff_dev[b], ho, (m + 1) * sizeof(size_t)));
+            dsrc = S.sdev[b];
         } else {
-            WRCUDA_CK(cudaStreamWaitEvent, (L.h2d, L.e_comp[b], 0));
-            WRCUDA_CK(cudaMemcpyAsync, (L.soff_dev[b], ho, (m + 1) * sizeof(size_t), cudaMemcpyHostToDevice, L.h2d));
-            WRCUDA_CK(cudaEventRecord, (L.e_in[b], L.h2d));
-            WRCUDA_CK(cudaStreamWaitEvent, (L.st, L.e_in[b], 0));
+            WRCUDA_CK(cudaStreamWaitEvent, (S.h2d, S.e_comp[b], 0));
+            WRCUDA_CK(cudaMemcpyAsync, (S.soff_dev[b], ho, (m + 1) * sizeof(size_t), cudaMemcpyHostToDevice, S.h2d));
+            WRCUDA_CK(cudaEventRecord, (S.e_in[b], S.h2d));
+            WRCUDA_CK(cudaStreamWaitEvent, (S.st, S.e_in[b], 0));
         }
-        if (!out_dev) WRCUDA_CK(cudaStreamWaitEvent, (L.st, L.e_out[b], 0));   /* L.sres[b] copied out */
-        char *res = out_dev ? (char *)out + s * es : (char *)L.sres[b];
-        WRCUDA_TRY(launch_segments(L, dsrc, res, m, L.soff_dev[b], 0, 0, (double)len / (double)m, t, o, kNoDone, err));
+        if (!out_dev) WRCUDA_CK(cudaStreamWaitEvent, (S.st, S.e_out[b], 0));   /* S.sres[b] copied out */
+        char *res = out_dev ? (char *)out + s * es : (char *)S.sres[b];
+        WRCUDA_TRY(launch_segments(S, dsrc, res, m, S.soff_dev[b], 0, 0, (double)len / (double)m, t, o, kNoDone, err));
         if (cont || last_cont)
-            WRCUDA_TRY(launch_seg_fix(L, res, m, slot(L, 1 + (int)((k + 1) % 2)), slot(L, 1 + (int)(k % 2)),
+            WRCUDA_TRY(launch_seg_fix(S, res, m, slot(S, 1 + (int)((k + 1) % 2)), slot(S, 1 + (int)(k % 2)),
                                    cont, last_cont, t, o, err));
         const size_t done = last_cont ? m - 1 : m;
         if (out_dev) {
-            WRCUDA_CK(cudaEventRecord, (L.e_comp[b], L.st));
+            WRCUDA_CK(cudaEventRecord, (S.e_comp[b], S.st));
         } else {
             char *dst = (char *)out + s * es;
-            WRCUDA_TRY(stage_out(L, b, dst, res, done * es, out_pageable, err));
+            WRCUDA_TRY(stage_out(S, b, dst, res, done * es, out_pageable, err));
             if (out_pageable) pend[b] = { dst, done * es };
         }
         s += done;
         cont = last_cont;
         c0 += len;
     }
-    for (int b = 0; b < kStages; b++) WRCUDA_TRY(take_out(L, b, pend[b], err));
+    for (int b = 0; b < kStagingBufs; b++) WRCUDA_TRY(take_out(S, b, pend[b], err));
     return WR_SUCCESS;
 }
 
 wr_status cu_reduce_rows(void *s, const wr_call *call, const void *in, void *out, size_t rows, size_t cols,
                          wr_type t, wr_op o, char *err)
 {
-    state *S = (state *)s;
-    return with_lane(s, err, [&](lane &L) -> wr_status {
+    state *ctx = (state *)s;
+    return with_strand(s, err, [&](strand &S) -> wr_status {
         const wr_mem_kind kin = rows * cols != 0 ? call->in : WR_MEM_DEVICE, kout = call->out;
         if (dev_ok(kin) && dev_ok(kout))
-            return launch_segments(L, in, out, rows, nullptr, 0, cols, (double)cols, t, o, arm(L), err);
-        return segments_staged(S, L, in, kin, out, kout, rows, [cols](size_t r) { return r * cols; }, t, o, err);
+            return launch_segments(S, in, out, rows, nullptr, 0, cols, (double)cols, t, o, arm(S), err);
+        return segments_staged(ctx, S, in, kin, out, kout, rows, [cols](size_t r) { return r * cols; }, t, o, err);
     });
 }
 
 wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void *out, size_t nseg,
                              const size_t *offsets, wr_type t, wr_op o, char *err)
 {
-    state *S = (state *)s;
-    return with_lane(s, err, [&](lane &L) -> wr_status {
+    state *ctx = (state *)s;
+    return with_strand(s, err, [&](strand &S) -> wr_status {
         const wr_mem_kind koff = call->aux, kout = call->out;
         const size_t obytes = (nseg + 1) * sizeof(size_t);
         /* Host-readable offsets: the caller's when they are host memory;
@@ -784,8 +784,8 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
                 snprintf(err, WR_ERRLEN, "out of host memory for %zu offsets", nseg + 1);
                 return WR_ERR_NO_MEMORY;
             }
-            WRCUDA_CK(cudaMemcpyAsync, (copy.data(), offsets, obytes, cudaMemcpyDeviceToHost, L.st));
-            WRCUDA_CK(cudaStreamSynchronize, (L.st));
+            WRCUDA_CK(cudaMemcpyAsync, (copy.data(), offsets, obytes, cudaMemcpyDeviceToHost, S.st));
+            WRCUDA_CK(cudaStreamSynchronize, (S.st));
             hoff = copy.data();
             return WR_SUCCESS;
         };
@@ -794,14 +794,14 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
         if (dev_ok(kin) && dev_ok(kout)) {
             const size_t *doff = offsets;
             if (!dev_ok(koff)) {                      /* host offsets: give the kernel a copy */
-                WRCUDA_TRY(grow(L, L.doff, &L.doff_cap, obytes, false, "segment offsets", err));
-                WRCUDA_CK(cudaMemcpyAsync, (L.doff, offsets, obytes, cudaMemcpyHostToDevice, L.st));
-                doff = L.doff;
+                WRCUDA_TRY(grow(S, S.doff, &S.doff_cap, obytes, false, "segment offsets", err));
+                WRCUDA_CK(cudaMemcpyAsync, (S.doff, offsets, obytes, cudaMemcpyHostToDevice, S.st));
+                doff = S.doff;
             }
-            return launch_segments(L, in, out, nseg, doff, 0, 0, (double)total / (double)nseg, t, o, arm(L), err);
+            return launch_segments(S, in, out, nseg, doff, 0, 0, (double)total / (double)nseg, t, o, arm(S), err);
         }
         if (!hoff) WRCUDA_TRY(copy_offsets());
-        return segments_staged(S, L, in, kin, out, kout, nseg, [hoff](size_t i) { return hoff[i]; }, t, o, err);
+        return segments_staged(ctx, S, in, kin, out, kout, nseg, [hoff](size_t i) { return hoff[i]; }, t, o, err);
     });
 }
 
@@ -816,13 +816,13 @@ wr_status fail(char *err, const char *call, cudaError_t e)
     return e == cudaErrorMemoryAllocation ? WR_ERR_NO_MEMORY : WR_ERR_DEVICE;
 }
 
-wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err)
+wr_status grow(strand &S, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err)
 {
     if (*p != nullptr && need <= *cap) return WR_SUCCESS;
     size_t nc = need + need / 4;
     nc = (nc + 255) & ~(size_t)255;
     if (*p != nullptr) {
-        WRCUDA_CK(cudaStreamSynchronize, (L.st));
+        WRCUDA_CK(cudaStreamSynchronize, (S.st));
         cudaFree(*p);
         *p = nullptr;
         *cap = 0;
@@ -835,7 +835,7 @@ wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const cha
         return e == cudaErrorMemoryAllocation ? WR_ERR_NO_MEMORY : WR_ERR_DEVICE;
     }
     *cap = nc;
-    if (zero) WRCUDA_CK(cudaMemsetAsync, (*p, 0, nc, L.st));
+    if (zero) WRCUDA_CK(cudaMemsetAsync, (*p, 0, nc, S.st));
     return WR_SUCCESS;
 }
 

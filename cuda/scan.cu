@@ -265,10 +265,10 @@ constexpr unsigned kEnd = 0xffffffffu;        /* ticket past the last tile */
 #define WRC_WS_ALIGN 1024
 #endif
 constexpr unsigned kStageAlign = WRC_WS_ALIGN;
-/* Slots of the look-back chain.  Iteration it + kChain cannot start before
+/* Entries of the look-back chain.  Iteration it + kChain cannot start before
  * iteration it + 1 has its prefix (its tile needs a stage freed by the scan
- * squad, which takes the iterations in order), so a warp waiting for slot
- * it's phase never sees the slot's next phase instead. */
+ * squad, which takes the iterations in order), so a warp waiting for entry
+ * it's phase never sees the entry's next phase instead. */
 constexpr int kChain = 2 * kStagesWs;
 
 /* A tile is kScanTileBytes: 8192 4-byte or 4096 8-byte elements, 64 or 32
@@ -505,9 +505,9 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
     unsigned long long qt[kAhead];                /* when they were drawn */
 #endif
     bool drawing = true;
-    /* Draw a ticket into slot k.  The atomic's value is looked at only when
-     * it is taken, kAhead iterations later, and each slot is a register of
-     * its own (the loop below is unrolled by kAhead), so that the warp does
+    /* Draw ticket k.  The atomic's value is looked at only when it is
+     * taken, kAhead iterations later, and each of q[] is a register of its
+     * own (the loop below is unrolled by kAhead), so that the warp does
      * not wait for the round trip (about 2 us under a full memory load) in
      * between: shifting the tickets along an array, or checking the value
      * as soon as drawn, would. */
@@ -517,7 +517,7 @@ __device__ __forceinline__ void ws_load(const ws_args<O, T> &a, T *stages, ws_sm
 #endif
         q[k] = lane == 0 && drawing ? atomicAdd(tctr, 1u) : kEnd;
     };
-    /* the ticket of slot k; the first one past the end stops the drawing */
+    /* ticket k; the first one past the end stops the drawing */
     auto take = [&](int k) -> unsigned {
         const unsigned t = q[k];
 #ifdef WRC_SCAN_PROFILE
@@ -1009,7 +1009,7 @@ k_scan_ws(ws_args<O, T> a, unsigned *tctr)
 
 struct scan_fn {
     template <wr_op O, typename T>
-    static wr_status run(lane &L, const void *in, void *out, size_t n, int exclusive,
+    static wr_status run(strand &S, const void *in, void *out, size_t n, int exclusive,
                          const void *carry_in, void *carry_out, done_sig ds, char *err)
     {
         typedef typename carry_of<O, T>::type C;
@@ -1017,17 +1017,17 @@ struct scan_fn {
         const size_t tiles = (n + wtile<T>::elems - 1) / wtile<T>::elems;
         /* tickets (tiles + grid of them) are 32-bit */
         if (tiles > 0xffffffffu - 0x10000u) return fail(err, "scan: too many tiles", cudaErrorInvalidValue);
-        if (tiles > L.scap) {
+        if (tiles > S.scap) {
             const size_t cap = tiles + tiles / 4;
-            size_t bytes = L.scap ? scan_bytes(L.scap) : 0;
-            L.scap = 0;                       /* until the new block exists */
-            L.epoch = 0;
-            WRCUDA_TRY(grow(L, L.sblk, &bytes, scan_bytes(cap), true, "scan descriptors", err));
-            L.scap = cap;
+            size_t bytes = S.scap ? scan_bytes(S.scap) : 0;
+            S.scap = 0;                       /* until the new block exists */
+            S.epoch = 0;
+            WRCUDA_TRY(grow(S, S.sblk, &bytes, scan_bytes(cap), true, "scan descriptors", err));
+            S.scap = cap;
         }
-        if (++L.epoch >= (1u << 30)) {      /* epochs wrap: clear the statuses once */
-            WRCUDA_CK(cudaMemsetAsync, (L.sblk, 0, scan_bytes(L.scap), L.st));
-            L.epoch = 1;
+        if (++S.epoch >= (1u << 30)) {      /* epochs wrap: clear the statuses once */
+            WRCUDA_CK(cudaMemsetAsync, (S.sblk, 0, scan_bytes(S.scap), S.st));
+            S.epoch = 1;
         }
         const int vec_ok = ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0);
         /* resident blocks only (at most 65536: see the ticket check above),
@@ -1042,8 +1042,8 @@ struct scan_fn {
             WRCUDA_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, ws_threads<C>(), dyn));
             per_sm.store(nb > 0 ? nb : 1);
         }
-        size_t grid = (size_t)(L.sms > 0 ? L.sms : 1) * (size_t)per_sm.load(std::memory_order_relaxed);
-        if (L.scan_blocks && L.scan_blocks < grid) grid = L.scan_blocks;
+        size_t grid = (size_t)(S.sms > 0 ? S.sms : 1) * (size_t)per_sm.load(std::memory_order_relaxed);
+        if (S.scan_blocks && S.scan_blocks < grid) grid = S.scan_blocks;
         if (grid > tiles) grid = tiles;
         if (grid > 0x10000u) grid = 0x10000u;
         ws_args<O, T> a;
@@ -1053,13 +1053,13 @@ struct scan_fn {
         a.tiles = tiles;
         a.exclusive = exclusive;
         a.vec_ok = vec_ok;
-        a.ep = (unsigned long long)L.epoch << 2;
-        a.d = (tdesc *)L.sblk;
+        a.ep = (unsigned long long)S.epoch << 2;
+        a.d = (tdesc *)S.sblk;
         a.carry_in = (const C *)carry_in;
         a.carry_out = (C *)carry_out;
         a.ds = ds;
-        a.dcount = L.ctr + 3;
-        kp<<<(unsigned)grid, ws_threads<C>(), dyn, L.st>>>(a, L.ctr + 1);  /* tickets [1], blocks done [2] */
+        a.dcount = S.ctr + 3;
+        kp<<<(unsigned)grid, ws_threads<C>(), dyn, S.st>>>(a, S.ctr + 1);  /* tickets [1], blocks done [2] */
         WRCUDA_CKLAUNCH("scan kernel launch");
         return WR_SUCCESS;
     }
@@ -1067,10 +1067,10 @@ struct scan_fn {
 
 } /* namespace */
 
-wr_status launch_scan(lane &L, const void *in, void *out, size_t n, wr_type t, wr_op o, int exclusive,
+wr_status launch_scan(strand &S, const void *in, void *out, size_t n, wr_type t, wr_op o, int exclusive,
                       const void *carry_in, void *carry_out, done_sig ds, char *err)
 {
-    return dispatch<scan_fn>(t, o, L, in, out, n, exclusive, carry_in, carry_out, ds, err);
+    return dispatch<scan_fn>(t, o, S, in, out, n, exclusive, carry_in, carry_out, ds, err);
 }
 
 } /* namespace wrcuda */

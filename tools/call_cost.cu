@@ -77,7 +77,7 @@ template <class F> double host_ns(int reps, F f)
     return median(t);
 }
 
-/* Spin until the mapped word says seq (as the plugin's wait_done); a
+/* Spin until the mapped word says seq (as the plugin's spin_done); a
  * failed kernel ends the wait through cudaStreamQuery. */
 void spin(const uint32_t *w, uint32_t seq, cudaStream_t st)
 {
@@ -97,8 +97,8 @@ int main()
     const int reps = getenv("CALL_COST_REPS") ? atoi(getenv("CALL_COST_REPS")) : 400;
     char err[WR_ERRLEN];
     CK(cudaSetDevice(0));
-    wrcuda::lane L;
-    tool_lane(L);           /* a blocking stream, as the plugin's lanes */
+    wrcuda::strand L;
+    tool_strand(L);           /* a blocking stream, as the plugin's strands */
     const size_t nmax = (size_t)1 << 28;
     float *in, *dres, *dcub;
     CK(cudaMalloc((void **)&in, nmax * sizeof(float)));
@@ -181,7 +181,7 @@ int main()
         if (wr_reduce(cpu, &hone, &hsum, 1, WR_FLOAT, WR_SUM) != WR_SUCCESS) exit(1);
     }));
 #endif
-    wrcuda::lane L0 = L, Lnb = L;      /* the same scratch, other streams (calls never overlap) */
+    wrcuda::strand L0 = L, Lnb = L;      /* the same scratch, other streams (calls never overlap) */
     L0.st = 0;
     Lnb.st = nb;
     for (size_t n : sizes) {
@@ -199,7 +199,7 @@ int main()
                 if (v == 11) continue;
 #endif
                 const bool done = v == 2 || v == 3 || v == 5 || v == 8 || v == 9 || v == 12, to_host = v == 3;
-                wrcuda::lane &Lv = v == 8 ? L0 : v == 9 || v == 12 ? Lnb : L;
+                wrcuda::strand &Lv = v == 8 ? L0 : v == 9 || v == 12 ? Lnb : L;
                 const wrcuda::done_sig ds = done ? wrcuda::done_sig{ hflag_dev, ++seq ? seq : ++seq } : wrcuda::kNoDone;
                 *(volatile uint32_t *)hres = 0;
                 CK(cudaEventRecord(e0, 0));

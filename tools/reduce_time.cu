@@ -34,7 +34,7 @@ template <typename T> __global__ void k_fill_ones(T *p, size_t n)
 }
 
 template <typename T>
-static bool run(const char *name, wr_type wt, wrcuda::lane &L, void *in, void *out, size_t n, int reps)
+static bool run(const char *name, wr_type wt, wrcuda::strand &L, void *in, void *out, size_t n, int reps)
 {
     char err[WR_ERRLEN];
     T *dres, *dcub, got, want;
@@ -95,7 +95,7 @@ template <typename T> __global__ void k_fill_pattern(T *p, size_t n)
 /* argmax: launch_argext against cub::DeviceReduce::ArgMax; the two must
  * name the same index (the first maximum) */
 template <typename T>
-static bool run_argmax(const char *name, wr_type wt, wrcuda::lane &L, void *in, size_t n, int reps)
+static bool run_argmax(const char *name, wr_type wt, wrcuda::strand &L, void *in, size_t n, int reps)
 {
     char err[WR_ERRLEN];
     unsigned char *dres, host[16];
@@ -142,8 +142,8 @@ int main(int argc, char **argv)
     const size_t n = argc > 1 ? strtoull(argv[1], nullptr, 0) : (size_t)1 << 28;
     const char *r = getenv("REDUCE_TIME_REPS");
     const int reps = r && *r ? std::max(1, atoi(r)) : 20;
-    wrcuda::lane L{};
-    tool_lane(L);
+    wrcuda::strand L{};
+    tool_strand(L);
     void *in, *out;
     CK(cudaMalloc(&in, n * 8));
     CK(cudaMalloc(&out, n * 8));

@@ -50,9 +50,9 @@ int main(int argc, char **argv)
     const size_t rows = n / cols;
     const char *r = getenv("ROWS_TIME_REPS");
     const int reps = r && *r ? std::max(1, atoi(r)) : 20;
-    wrcuda::lane L{};
+    wrcuda::strand L{};
     char err[WR_ERRLEN];
-    tool_lane(L);
+    tool_strand(L);
     float *in, *ours, *cub_out;
     CK(cudaMalloc((void **)&in, rows * cols * sizeof(float)));
     CK(cudaMalloc((void **)&ours, rows * sizeof(float)));

@@ -73,9 +73,9 @@ int main(int argc, char **argv)
     const size_t n = argc > 1 ? strtoull(argv[1], nullptr, 0) : (size_t)1 << 28;
     const wr_type types[3] = { WR_FLOAT, WR_INT32, WR_DOUBLE };
     const char *names[3] = { "f32", "i32", "f64" };
-    wrcuda::lane L{};
+    wrcuda::strand L{};
     char err[WR_ERRLEN];
-    tool_lane(L);
+    tool_strand(L);
     void *in, *out;
     /* SCAN_PHASES_GAP=BYTES: that much more between the input and the output */
     const size_t gap = env_num("GAP", 0);

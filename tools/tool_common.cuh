@@ -19,7 +19,7 @@ wr_status fail(char *err, const char *call, cudaError_t e)
     snprintf(err, WR_ERRLEN, "%s: %s", call, cudaGetErrorString(e));
     return WR_ERR_DEVICE;
 }
-wr_status grow(lane &L, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err)
+wr_status grow(strand &L, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err)
 {
     (void)what;
     if (*p != nullptr && need <= *cap) return WR_SUCCESS;
@@ -44,10 +44,10 @@ int blocks_per_sm(const void *kernel)
         if (e_ != cudaSuccess) { fprintf(stderr, "%s: %s\n", #x, cudaGetErrorString(e_)); exit(1); } \
     } while (0)
 
-/* A lane as the plugin gives the launchers one: the device's multiprocessor
+/* A strand as the plugin gives the launchers one: the device's multiprocessor
  * count, a stream, the counters (zeroed) and room for the per-block
  * partials. */
-static void tool_lane(wrcuda::lane &L)
+static void tool_strand(wrcuda::strand &L)
 {
     CK(cudaDeviceGetAttribute(&L.sms, cudaDevAttrMultiProcessorCount, 0));
     CK(cudaStreamCreate(&L.st));

@@ -1,11 +1,17 @@
 /*
- * backend.cuh -- what the CUDA backend's source files share (not installed).
+ * backend.cuh -- what the CUDA backend's source files share (not installed):
+ * the per-call resources (struct strand), the end-of-call signal, the error
+ * helpers, the kernel launchers and the (type, op) dispatch.
  *
- * The plugin is split by concern: plugin.cu (the ops table, residency,
- * staging pipelines, per-call resources), reduce.cu (reduce, argmin/max),
- * scan.cu (single-pass scan), segments.cu (rows and segments).  The
- * kernel files export only "launchers": host functions that size a grid,
- * make sure the scratch they need exists and enqueue on the strand's stream.
+ * The plugin is split by concern:
+ *   plugin.cu     the ops table, residency, staging pipelines, per-call
+ *                 resources;
+ *   reduce.cu     reduce and argmin/argmax kernels;
+ *   scan.cu       the single-pass scan (scan_*.cuh: its parts);
+ *   segments.cu   rows and segments kernels.
+ * The kernel files export only "launchers": host functions that size a
+ * grid, make sure the scratch they need exists and enqueue on the strand's
+ * stream.  Device code they share is in kernel_common.cuh.
  */
 #ifndef WRCUDA_BACKEND_CUH
 #define WRCUDA_BACKEND_CUH
@@ -14,11 +20,10 @@
 #include <stdint.h>
 #include <cuda_runtime.h>
 #include "wr_backend.h"
-#include "warpred_device.cuh"
 
 namespace wrcuda {
 
-constexpr int kThreads = 256;                 /* every kernel's block size */
+constexpr int kThreads = 256;                 /* every kernel's block size (but the scan's) */
 constexpr size_t kScanTileBytes = 32768;      /* scan tile: 8192 4-byte or 4096 8-byte elements */
 constexpr int kUnroll = 4;                    /* 16-byte loads in flight per thread */
 constexpr unsigned kMaxGrid = 32768;          /* reduce/argext blocks (partials capacity) */
@@ -26,11 +31,13 @@ constexpr size_t kSlotBytes = 32;             /* one result / carry slot */
 constexpr int kSlots = 4;                     /* 0: result, 1-2: carries (ping-pong), 3: spare */
 constexpr int kStagingBufs = 3;               /* staging buffers per strand */
 
-/* One call's resources: its streams and scratch, reused call after call.  A
+/*
+ * One call's resources: its streams and scratch, reused call after call.  A
  * context keeps a pool of strands; each call takes one (so threads sharing a
  * context run concurrently, each on its own streams) and gives it back.
  * ("Strand" as in Asio: work queued on it runs in order, and one call at a
- * time holds it.  "Lane" means a warp's lane only.) */
+ * time holds it.  "Lane" means a warp's lane only.)
+ */
 struct strand {
     int sms;                      /* multiprocessors of the device */
     cudaStream_t st;              /* kernels */
@@ -42,7 +49,7 @@ struct strand {
     void *part;                   /* per-block partials: kMaxGrid * 16 bytes */
     size_t part_cap;
 
-    void *sblk;                   /* scan tile descriptors (see scan.cu) */
+    void *sblk;                   /* scan tile descriptors (scan_tile_state.cuh) */
     size_t scap;                  /* tiles they have room for */
     unsigned epoch;               /* statuses of other epochs read as "not yet" */
     unsigned scan_blocks;         /* most resident blocks per scan (0: as many as fit) */
@@ -54,11 +61,11 @@ struct strand {
 
     size_t sbytes;                /* bytes per staging buffer (0: not made yet) */
     size_t soff_n;                /* offsets per chunk buffer */
-    void *sdev[kStagingBufs];          /* device staging: input chunk (scan output in place) */
-    void *shost[kStagingBufs];         /* pinned staging for pageable buffers */
-    size_t *soff_dev[kStagingBufs];    /* per-chunk segment offsets */
+    void *sdev[kStagingBufs];     /* device staging: input chunk (scan output in place) */
+    void *shost[kStagingBufs];    /* pinned staging for pageable buffers */
+    size_t *soff_dev[kStagingBufs];   /* per-chunk segment offsets */
     size_t *soff_host[kStagingBufs];
-    void *sres[kStagingBufs];          /* per-chunk segment results (device) */
+    void *sres[kStagingBufs];     /* per-chunk segment results (device) */
     cudaEvent_t e_in[kStagingBufs], e_comp[kStagingBufs], e_out[kStagingBufs];
 };
 
@@ -68,12 +75,10 @@ struct strand {
  * after the kernel has retired and then wakes the host through the driver.
  * Instead, the block that finishes the kernel's work stores `seq` into
  * `word`, a word of mapped pinned host memory, and the host spins on it
- * (plugin.cu, wait_call()).  On the H200 that returned a call 1.3-1.6 us
- * sooner at 2^10, 2^25 and 2^28 elements (tools/call_cost.cu, 2026-12-01):
- * a 1024-element reduce in 11.3-11.8 us against 12.6-13.1 us.  The same wait
- * behind a cuStreamWriteValue32 gained nothing: that call costs ~1 us on the
- * host.
- * A launch that does not end a call gets kNoDone.
+ * (plugin.cu, wait_call()): a small call returns 1-2 us sooner
+ * (bench/tools/call_cost measures both waits).  The same wait behind a
+ * cuStreamWriteValue32 gains nothing: that call costs about as much on the
+ * host.  A launch that does not end a call gets kNoDone.
  */
 struct done_sig {
     unsigned *word;               /* device alias of the mapped word, or NULL: nobody waits */
@@ -94,6 +99,8 @@ wr_status grow(strand &S, P *&p, size_t *cap, size_t need, bool zero, const char
     p = (P *)v;
     return st;
 }
+/* Blocks of kThreads that fit on one multiprocessor at once for kernel k. */
+int blocks_per_sm(const void *kernel);
 
 #define WRCUDA_CK(fn, args)                                                    \
     do { cudaError_t e_ = fn args; if (e_ != cudaSuccess) return ::wrcuda::fail(err, #fn, e_); } while (0)
@@ -186,144 +193,6 @@ wr_status dispatch_type(wr_type t, A &&...a)
     }
     return WR_ERR_UNSUPPORTED;
 }
-
-/* ---- device helpers shared by the kernels -------------------------------- */
-
-/* 16 bytes of elements: one LDG.128 / STG.128. */
-template <typename T> struct alignas(16) vec { T v[16 / sizeof(T)]; };
-
-template <typename T>
-__device__ __forceinline__ T ld_volatile(const T *p) { return *(const volatile T *)p; }
-
-/* Combine the elements of one vector: pairwise, in a fixed order. */
-template <class F, typename T>
-__device__ __forceinline__ T vreduce(const vec<T> &x)
-{
-    if constexpr (sizeof(T) == 4)
-        return F::combine(F::combine(x.v[0], x.v[1]), F::combine(x.v[2], x.v[3]));
-    else
-        return F::combine(x.v[0], x.v[1]);
-}
-
-/*
- * Walk in[b..e) with a team of `team` threads, this one being number `rank`:
- * a scalar head up to the first 16-byte boundary, then 16-byte vectors with
- * kUnroll independent loads in flight per thread, then a scalar tail.  Each
- * element goes to one of the thread's kUnroll accumulators, every
- * accumulator seeing its elements in increasing index order:
- * elem(acc, x, i) for a scalar, vect(acc, v, i) for the vector at index i.
- * The order of everything depends only on (b, e, team, rank): the same bits
- * on every run.
- */
-template <typename T, typename A, class Elem, class Vect>
-__device__ __forceinline__ void team_walk(const T *__restrict__ in, size_t b, size_t e, size_t rank, size_t team,
-                                          A (&acc)[kUnroll], Elem elem, Vect vect)
-{
-    constexpr size_t V = 16 / sizeof(T);
-    if (b >= e) return;
-    size_t head = ((16 - ((uintptr_t)(in + b) & 15)) & 15) / sizeof(T);
-    if (head > e - b) head = e - b;
-    const size_t a0 = b + head, nv = (e - a0) / V, t0 = a0 + nv * V;
-    for (size_t q = rank; q < head; q += team) elem(acc[0], in[b + q], b + q);
-    const vec<T> *vp = reinterpret_cast<const vec<T> *>(in + a0);
-    size_t i = rank;
-    for (; i + (kUnroll - 1) * team < nv; i += kUnroll * team) {
-        vec<T> x[kUnroll];
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++) x[u] = vp[i + u * team];
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++) vect(acc[u], x[u], a0 + (i + u * team) * V);
-    }
-#pragma unroll
-    for (int u = 0; u < kUnroll; u++)
-        if (i + u * team < nv) vect(acc[u], vp[i + u * team], a0 + (i + u * team) * V);
-    for (size_t q = rank; q < e - t0; q += team) elem(acc[1], in[t0 + q], t0 + q);
-}
-
-/* This thread's share of the reduction of in[b..e) by a team (the neutral
- * element if it had none); the team combines the shares. */
-template <class F, typename T>
-__device__ __forceinline__ T team_reduce(const T *__restrict__ in, size_t b, size_t e, size_t rank, size_t team)
-{
-    T acc[kUnroll];
-#pragma unroll
-    for (int u = 0; u < kUnroll; u++) acc[u] = F::neutral();
-    team_walk(in, b, e, rank, team, acc,
-              [](T &a, T x, size_t) { a = F::combine(a, x); },
-              [](T &a, const vec<T> &x, size_t) { a = F::combine(a, vreduce<F>(x)); });
-    return F::combine(F::combine(acc[0], acc[1]), F::combine(acc[2], acc[3]));
-}
-
-/*
- * The ticket of the "threadFenceReduction" pattern of the CUDA samples, for
- * one thread of a block after its last store that the others will read:
- * that store made visible device-wide, then the block counted in *ctr; true
- * for the last of the `of` arrivals, which may then read what all of them
- * stored (after a __threadfence of its own).  Whoever gets true resets *ctr.
- */
-__device__ __forceinline__ bool last_arrival(unsigned *ctr, unsigned of)
-{
-    __threadfence();
-    return atomicAdd(ctr, 1u) == of - 1;
-}
-
-/*
- * The end of a grid reduction in one launch (the "threadFenceReduction"
- * pattern of the CUDA samples): every block leaves its result r in
- * part[blockIdx.x]; the last block to arrive (an atomic ticket, after a
- * __threadfence) gets true, with the fold of all partials in block order in
- * r.  The others get false and are done.  The caller resets *ctr to 0 once
- * it has its answer.  s_last is a __shared__ int of the block.
- */
-template <wr_op O, typename T>
-__device__ __forceinline__ bool grid_fold(T &r, T *part, unsigned *ctr,
-                                          warpred::block_storage<T> &bs, int &s_last)
-{
-    typedef warpred::op<O, T> F;
-    if (threadIdx.x == 0) {
-        part[blockIdx.x] = r;
-        s_last = last_arrival(ctr, gridDim.x);
-    }
-    __syncthreads();            /* also ends every read of bs before */
-    if (!s_last) return false;
-    __threadfence();
-    T a = F::neutral();
-    for (unsigned j = threadIdx.x; j < gridDim.x; j += kThreads) a = F::combine(a, ld_volatile(part + j));
-    r = warpred::block_reduce<O>(a, bs);
-    return true;
-}
-
-/* Tell the host the call is done: everything this thread wrote (and what it
- * has seen other threads write), then the word. */
-__device__ __forceinline__ void signal_done(done_sig ds)
-{
-    __threadfence_system();
-    *(volatile unsigned *)ds.word = ds.seq;
-}
-
-/* The end of a kernel whose blocks finish independently: each block counts
- * itself out in *count, and the last one resets the count and signals.  The
- * barrier orders the block's stores before its thread 0, whose fence before
- * the count makes them visible device-wide first (the pattern of the CUDA
- * samples' threadFenceReduction, with the barrier ahead of the fence:
- * last_arrival).
- * Every thread of every block must call it, after its last store. */
-__device__ __forceinline__ void grid_done(done_sig ds, unsigned *count)
-{
-    if (ds.word == nullptr) return;           /* a kernel parameter: uniform */
-    /* the thread index read afresh: one kept from the kernel's start would
-     * hold a register through its main loop (the row kernels spilled) */
-    unsigned tid;
-    asm volatile("mov.u32 %0, %%tid.x;" : "=r"(tid));
-    __syncthreads();
-    if (tid == 0 && last_arrival(count, gridDim.x)) {
-        *count = 0;
-        signal_done(ds);
-    }
-}
-
-/* Blocks of kThreads that fit on one multiprocessor at once for kernel k. */
-int blocks_per_sm(const void *kernel);
 
 } /* namespace wrcuda */
 

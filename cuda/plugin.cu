@@ -49,6 +49,7 @@
 #include <new>
 #include <vector>
 #include "backend.cuh"
+#include "wr_ops.h"
 
 #define WRCUDA_EXPORT __attribute__((visibility("default")))
 
@@ -465,7 +466,8 @@ wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
      * ones to exercise many chunks), at most 16 GiB, rounded up to whole
      * scan tiles (of kScanTileBytes, whatever the type): every chunk of a
      * staged scan then starts on a tile boundary, and the staged scan has the
-     * bits of the same scan on device memory (the left fold of scan.cu). */
+     * bits of the same scan on device memory (the left fold of
+     * scan_tile_state.cuh). */
     size_t sb = (size_t)32 << 20;
     if (host->env_count("WARPRED_CUDA_STAGING_BYTES", 1, (size_t)16 << 30, &sb, err) < 0) {
         delete ctx;
@@ -476,7 +478,7 @@ wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
     ctx->stage_bytes = sb;
     /* WARPRED_CUDA_SCAN_BLOCKS: the most resident blocks a scan uses, for
      * tests (with few blocks each one scans many tiles in turn: see
-     * k_scan_ws in scan.cu); the default is as many as fit */
+     * scan_kernel.cuh); the default is as many as fit */
     size_t nb = 0;
     if (host->env_count("WARPRED_CUDA_SCAN_BLOCKS", 1, 65535, &nb, err) < 0) {
         delete ctx;

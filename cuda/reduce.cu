@@ -11,7 +11,7 @@
  */
 #include <atomic>
 #include <type_traits>
-#include "backend.cuh"
+#include "kernel_common.cuh"
 
 namespace wrcuda {
 
@@ -19,11 +19,11 @@ namespace {
 
 /* Blocks of k_reduce asked to fit on a multiprocessor: 8 (2048 threads,
  * at most 32 registers each) keeps the most 16-byte loads in flight.  The
- * register count is otherwise an accident of code generation: moving the
- * final fold into grid_fold() took the 32-bit integer kernels from 32 to 34
- * registers, 6 blocks a multiprocessor, and the i32 sum at 2^28 from 0.98x
- * to 0.95x CUB (H200, 2026-12-01).  Float MIN/MAX need 36-48 registers for
- * their NaN rules; asked for 8 blocks they spill, so they are left free. */
+ * register count is otherwise an accident of code generation: left free,
+ * the 32-bit integer kernels can take 34 registers, 6 blocks a
+ * multiprocessor, and lose a few percent at 2^28 elements.  Float MIN/MAX
+ * need 36-48 registers for their NaN rules; asked for 8 blocks they spill,
+ * so they are left free. */
 template <wr_op O, typename T> constexpr int reduce_min_blocks()
 {
     return std::is_floating_point<T>::value && (O == WR_MIN || O == WR_MAX) ? 1 : 8;

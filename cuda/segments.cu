@@ -14,7 +14,7 @@
  */
 #include <atomic>
 #include <type_traits>
-#include "backend.cuh"
+#include "kernel_common.cuh"
 
 namespace wrcuda {
 
@@ -120,12 +120,10 @@ k_rows_group(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t 
 
 /* Blocks of k_seg_block asked to fit on a multiprocessor: 8 (32 registers)
  * where that costs no spill, as for k_reduce (reduce.cu).  Left free,
- * ptxas gave the float sum 34 registers, 6 blocks a multiprocessor, and rows
- * of 32768 floats ran level with cub::DeviceSegmentedReduce's kernel; asked
- * for 8, 1.007-1.015x CUB's kernel at 2^25 and 512 rows of 65536 from
- * 0.93x to 0.96-0.99x (tools/rows_time, H200, 2026-12-01).  Asked for 8, the
- * 8-byte types and the integer PROD/MIN/MAX spill (ptxas -v, nvcc 13.0,
- * sm_90: 4-104 bytes), so those are left free. */
+ * ptxas gives the float sum 34 registers, 6 blocks a multiprocessor, and
+ * long rows run a few percent slower (bench/tools/rows_time).  Asked for 8,
+ * the 8-byte types and the integer PROD/MIN/MAX spill (ptxas -v, sm_90:
+ * 4-104 bytes), so those are left free. */
 template <wr_op O, typename T> constexpr int seg_min_blocks()
 {
     return sizeof(T) == 4 && (std::is_floating_point<T>::value || !(O == WR_PROD || O == WR_MIN || O == WR_MAX))

@@ -4,8 +4,10 @@
  * helpers, the kernel launchers and the (type, op) dispatch.
  *
  * The plugin is split by concern:
- *   plugin.cu     the ops table, residency, staging pipelines, per-call
- *                 resources;
+ *   plugin.cu     the ops table: open, close, describe, locate;
+ *   pool.cu       the pool of strands and the end of a call (done word);
+ *   staging.cu    the pipelines that stream host memory through the device;
+ *   ops.cu        the operations, on device memory or through staging;
  *   reduce.cu     reduce and argmin/argmax kernels;
  *   scan.cu       the single-pass scan (scan_*.cuh: its parts);
  *   segments.cu   rows and segments kernels.
@@ -75,7 +77,7 @@ struct strand {
  * after the kernel has retired and then wakes the host through the driver.
  * Instead, the block that finishes the kernel's work stores `seq` into
  * `word`, a word of mapped pinned host memory, and the host spins on it
- * (plugin.cu, wait_call()): a small call returns 1-2 us sooner
+ * (pool.cu, wait_call()): a small call returns 1-2 us sooner
  * (bench/tools/call_cost measures both waits).  The same wait behind a
  * cuStreamWriteValue32 gains nothing: that call costs about as much on the
  * host.  A launch that does not end a call gets kNoDone.

@@ -17,7 +17,7 @@
 namespace wrcuda {
 
 /* Staging chunks start on tile boundaries, so that a staged scan gives the
- * bits of the same scan on device memory (plugin.cu). */
+ * bits of the same scan on device memory (staging.cu). */
 static_assert(kScanTileBytes % scan_policy::tile_bytes == 0, "kScanTileBytes is whole tiles");
 
 wr_status launch_scan(strand &S, const void *in, void *out, size_t n, wr_type t, wr_op o, int exclusive,

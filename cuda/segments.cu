@@ -1,5 +1,5 @@
 /*
- * wrc_segments.cu -- reduce_rows and reduce_segments.
+ * segments.cu -- reduce_rows and reduce_segments.
  *
  * A row of a row-major matrix is a segment whose offsets are implicit
  * (s * cols), so both operations run on the same two kernels; the mapping is
@@ -14,9 +14,9 @@
  */
 #include <atomic>
 #include <type_traits>
-#include "wrc.cuh"
+#include "kernel_common.cuh"
 
-namespace wrc {
+namespace wrcuda {
 
 namespace {
 
@@ -65,7 +65,7 @@ k_seg_group(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc s
  * The lane's k-th vector of a row goes to accumulator k % kUnroll, in
  * increasing k, and the accumulators and the group combine as in
  * team_reduce and k_seg_group: every row gets the same bits as there.
- * S = 8 / R vector slots per row per batch; only R == 1 (long rows, m > 8
+ * S = 8 / R vector loads per row per batch; only R == 1 (long rows, m > 8
  * vectors a lane) takes more than one batch per row.
  */
 template <wr_op O, typename T, int R>
@@ -119,13 +119,11 @@ k_rows_group(const T *__restrict__ in, T *__restrict__ out, size_t rows, size_t 
 }
 
 /* Blocks of k_seg_block asked to fit on a multiprocessor: 8 (32 registers)
- * where that costs no spill, as for k_reduce (wrc_reduce.cu).  Left free,
- * ptxas gave the float sum 34 registers, 6 blocks a multiprocessor, and rows
- * of 32768 floats ran level with cub::DeviceSegmentedReduce's kernel; asked
- * for 8, 1.007-1.015x CUB's kernel at 2^25 and 512 rows of 65536 from
- * 0.93x to 0.96-0.99x (tools/rows_time, H200, 2026-12-01).  Asked for 8, the
- * 8-byte types and the integer PROD/MIN/MAX spill (ptxas -v, nvcc 13.0,
- * sm_90: 4-104 bytes), so those are left free. */
+ * where that costs no spill, as for k_reduce (reduce.cu).  Left free,
+ * ptxas gives the float sum 34 registers, 6 blocks a multiprocessor, and
+ * long rows run a few percent slower (bench/tools/rows_time).  Asked for 8,
+ * the 8-byte types and the integer PROD/MIN/MAX spill (ptxas -v, sm_90:
+ * 4-104 bytes), so those are left free. */
 template <wr_op O, typename T> constexpr int seg_min_blocks()
 {
     return sizeof(T) == 4 && (std::is_floating_point<T>::value || !(O == WR_PROD || O == WR_MIN || O == WR_MAX))
@@ -214,7 +212,7 @@ unsigned next_pow2(size_t x)
  * batches, at most one wave (every block resident), so that no warp is left
  * with one more batch than most others while the rest of the device idles. */
 template <wr_op O, typename T, int R>
-wr_status launch_rows(lane &L, const T *in, T *out, size_t rows, size_t nv, unsigned G, unsigned m, done_sig ds,
+wr_status launch_rows(strand &S, const T *in, T *out, size_t rows, size_t nv, unsigned G, unsigned m, done_sig ds,
                       char *err)
 {
     static std::atomic<int> per_sm{0};
@@ -222,17 +220,17 @@ wr_status launch_rows(lane &L, const T *in, T *out, size_t rows, size_t nv, unsi
     if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
     const size_t wpb = kThreads / 32;
     const size_t units = (rows + (32 / G) * R - 1) / ((32 / G) * R);      /* warp batches */
-    const size_t most = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed) * wpb;
+    const size_t most = (size_t)S.sms * (size_t)per_sm.load(std::memory_order_relaxed) * wpb;
     const size_t rounds = (units + most - 1) / most;
     const size_t warps = (units + rounds - 1) / rounds;
-    k<<<(unsigned)((warps + wpb - 1) / wpb), kThreads, 0, L.st>>>(in, out, rows, nv, G, m, ds, L.ctr + 3);
-    WRC_CKLAUNCH("row kernel launch");
+    k<<<(unsigned)((warps + wpb - 1) / wpb), kThreads, 0, S.st>>>(in, out, rows, nv, G, m, ds, S.ctr + 3);
+    WRCUDA_CKLAUNCH("row kernel launch");
     return WR_SUCCESS;
 }
 
 struct seg_fn {
     template <wr_op O, typename T>
-    static wr_status run(lane &L, const void *in, void *out, size_t nseg, const size_t *off, size_t off_base,
+    static wr_status run(strand &S, const void *in, void *out, size_t nseg, const size_t *off, size_t off_base,
                          size_t cols, double avg_len, done_sig ds, char *err)
     {
         const double vecs = avg_len / (16 / sizeof(T));
@@ -245,21 +243,21 @@ struct seg_fn {
                 const unsigned m = (unsigned)((nv + G - 1) / G);       /* vectors a lane, <= 16 */
                 const T *i = (const T *)in;
                 T *o = (T *)out;
-                if (m <= 1) return launch_rows<O, T, 8>(L, i, o, nseg, nv, G, m, ds, err);
-                if (m <= 2) return launch_rows<O, T, 4>(L, i, o, nseg, nv, G, m, ds, err);
-                if (m <= 4) return launch_rows<O, T, 2>(L, i, o, nseg, nv, G, m, ds, err);
-                return launch_rows<O, T, 1>(L, i, o, nseg, nv, G, m, ds, err);
+                if (m <= 1) return launch_rows<O, T, 8>(S, i, o, nseg, nv, G, m, ds, err);
+                if (m <= 2) return launch_rows<O, T, 4>(S, i, o, nseg, nv, G, m, ds, err);
+                if (m <= 4) return launch_rows<O, T, 2>(S, i, o, nseg, nv, G, m, ds, err);
+                return launch_rows<O, T, 1>(S, i, o, nseg, nv, G, m, ds, err);
             }
             size_t blocks = (nseg * G + kThreads - 1) / kThreads;
-            const size_t cap = (size_t)L.sms * 16;
+            const size_t cap = (size_t)S.sms * 16;
             if (blocks > cap) blocks = cap;
-            k_seg_group<O, T><<<(unsigned)blocks, kThreads, 0, L.st>>>((const T *)in, (T *)out, nseg, src, G, ds,
-                                                                  L.ctr + 3);
-            WRC_CKLAUNCH("segment kernel launch");
+            k_seg_group<O, T><<<(unsigned)blocks, kThreads, 0, S.st>>>((const T *)in, (T *)out, nseg, src, G, ds,
+                                                                  S.ctr + 3);
+            WRCUDA_CKLAUNCH("segment kernel launch");
             return WR_SUCCESS;
         }
         /* a block per segment; several when the segments are too few to fill the device */
-        const size_t want = (size_t)L.sms * 4;
+        const size_t want = (size_t)S.sms * 4;
         size_t K = 1;
         if (nseg < want) {
             K = (want + nseg - 1) / nseg;
@@ -269,63 +267,63 @@ struct seg_fn {
             if (K < 1) K = 1;
         }
         if (K > 1) {
-            if (nseg * K * 16 > L.part_cap) K = L.part_cap / 16 / nseg;
+            if (nseg * K * 16 > S.part_cap) K = S.part_cap / 16 / nseg;
             if (K < 1) K = 1;
         }
         if (K > 1) {
-            size_t cap = L.segctr_cap * 4;
-            const wr_status st = grow(L, L.segctr, &cap, nseg * 4, true, "segment counters", err);
-            L.segctr_cap = cap / 4;
+            size_t cap = S.segctr_cap * 4;
+            const wr_status st = grow(S, S.segctr, &cap, nseg * 4, true, "segment counters", err);
+            S.segctr_cap = cap / 4;
             if (st != WR_SUCCESS) return st;
         }
         size_t blocks = nseg * K;
-        const size_t cap = (size_t)L.sms * 16;
+        const size_t cap = (size_t)S.sms * 16;
         if (blocks > cap) blocks = cap;
-        k_seg_block<O, T><<<(unsigned)blocks, kThreads, 0, L.st>>>((const T *)in, (T *)out, nseg, src,
-                                                                  (unsigned)K, (T *)L.part, L.segctr, ds, L.ctr + 3);
-        WRC_CKLAUNCH("segment kernel launch");
+        k_seg_block<O, T><<<(unsigned)blocks, kThreads, 0, S.st>>>((const T *)in, (T *)out, nseg, src,
+                                                                  (unsigned)K, (T *)S.part, S.segctr, ds, S.ctr + 3);
+        WRCUDA_CKLAUNCH("segment kernel launch");
         return WR_SUCCESS;
     }
 };
 
 struct fix_fn {
     template <wr_op O, typename T>
-    static wr_status run(lane &L, void *res, size_t m, const void *carry_in, void *carry_out,
+    static wr_status run(strand &S, void *res, size_t m, const void *carry_in, void *carry_out,
                          int first_cont, int last_cont, char *err)
     {
-        k_seg_fix<O, T><<<1, 1, 0, L.st>>>((T *)res, m, (const T *)carry_in, (T *)carry_out, first_cont, last_cont);
-        WRC_CKLAUNCH("segment fix-up launch");
+        k_seg_fix<O, T><<<1, 1, 0, S.st>>>((T *)res, m, (const T *)carry_in, (T *)carry_out, first_cont, last_cont);
+        WRCUDA_CKLAUNCH("segment fix-up launch");
         return WR_SUCCESS;
     }
 };
 
 } /* namespace */
 
-wr_status launch_segments(lane &L, const void *in, void *out, size_t nseg, const size_t *off,
+wr_status launch_segments(strand &S, const void *in, void *out, size_t nseg, const size_t *off,
                           size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, done_sig ds,
                           char *err)
 {
-    return dispatch<seg_fn>(t, o, L, in, out, nseg, off, off_base, cols, avg_len, ds, err);
+    return dispatch<seg_fn>(t, o, S, in, out, nseg, off, off_base, cols, avg_len, ds, err);
 }
 
-wr_status launch_check_offsets(lane &L, const size_t *off, size_t nseg, size_t *dst, char *err)
+wr_status launch_check_offsets(strand &S, const size_t *off, size_t nseg, size_t *dst, char *err)
 {
     static_assert(sizeof(size_t) == sizeof(uint64_t), "offsets are 64-bit");
     static std::atomic<int> per_sm{0};
     if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k_check_offsets));
     size_t g = (nseg + kThreads - 1) / kThreads;
-    const size_t fill = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+    const size_t fill = (size_t)S.sms * (size_t)per_sm.load(std::memory_order_relaxed);
     if (g > fill) g = fill;
     if (g > kMaxGrid) g = kMaxGrid;
-    k_check_offsets<<<(unsigned)g, kThreads, 0, L.st>>>(off, nseg, (uint64_t *)L.part, L.ctr, dst);
-    WRC_CKLAUNCH("offsets check launch");
+    k_check_offsets<<<(unsigned)g, kThreads, 0, S.st>>>(off, nseg, (uint64_t *)S.part, S.ctr, dst);
+    WRCUDA_CKLAUNCH("offsets check launch");
     return WR_SUCCESS;
 }
 
-wr_status launch_seg_fix(lane &L, void *res, size_t m, const void *carry_in, void *carry_out,
+wr_status launch_seg_fix(strand &S, void *res, size_t m, const void *carry_in, void *carry_out,
                          int first_cont, int last_cont, wr_type t, wr_op o, char *err)
 {
-    return dispatch<fix_fn>(t, o, L, res, m, carry_in, carry_out, first_cont, last_cont, err);
+    return dispatch<fix_fn>(t, o, S, res, m, carry_in, carry_out, first_cont, last_cont, err);
 }
 
-} /* namespace wrc */
+} /* namespace wrcuda */

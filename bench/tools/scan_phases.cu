@@ -1,42 +1,45 @@
 /*
  * scan_phases.cu -- where the time of the device-wide scan goes, tile by tile.
  *
- * cuda/wrc_scan.cu is compiled here with WRC_SCAN_PROFILE, which makes the
- * warp-specialised kernel stamp %globaltimer at each step of a tile: ticket
- * drawn, staged (its ticket is in hand and a stage free: the load warp
- * starts the copy), landed, aggregate out (reduce squad), look-back started,
- * answered (its reads valid) and prefix out (look-back warps), outputs
- * stored (scan squad); plus the distance to the nearest published prefix,
- * the number of extra look-back passes, the block and the block's previous
- * tile.  The squads work on different tiles at once, so the steps of one
- * tile overlap those of others (the differences are signed).  Scans of N
- * elements (default 2^28) of f32, i32 and f64 SUM on device memory, timed
- * (the median of SCAN_PHASES_REPS runs, default 3) and checked: the int32
- * one element by element, the float ones against (k + 1) times the one
- * value and for the same bits in a second run (SCAN_PHASES_CHECK=0: not
- * checked); printed: the
- * kernel's time, GB/s and ratio to a device-to-device copy of the same bytes
- * (CUDA events), each step's mean and percentiles over the tiles, how many
- * tiles were in flight on average, what the load warp and the scan squad
- * waited for, and what each look-back waited for: the slowest aggregate
- * between the block's previous tile and its own, and when a look-back
- * knowing every stamp could have answered.  SCAN_PHASES_DUMP=PREFIX writes
- * the raw stamps to PREFIX-f32.bin etc.; SCAN_PHASES_RANDOM=1 scans random
- * bits, SCAN_PHASES_CALLSTYLE=1 times as warpred-bench does, and
- * SCAN_PHASES_GAP=BYTES moves the output that much further from the input
- * (below).  The build-time knobs of
- * wrc_scan.cu (-DWRC_WS_STAGES=, _MINB, _LB, _LBK, _SQUAD, _AHEAD,
- * _TILE_BYTES, _TMA; _NOLB and _NOSTORE take out the look-back or the
- * outputs, for bounds, with wrong results) vary the kernel.  Not part of
- * the build or the plugin:
+ * The kernel of cuda/scan_kernel.cuh is instantiated here with its own
+ * policy (phases_policy below: the shipped scan_policy, with the members
+ * that -DSCAN_PHASES_<NAME>= macros set) and hooks that stamp
+ * %globaltimer at each step of a tile: ticket drawn, staged (its ticket is
+ * in hand and a stage free: the load warp starts the copy), landed,
+ * aggregate out (reduce squad), look-back started, answered (its reads
+ * valid) and prefix out (look-back warps), outputs stored (scan squad);
+ * plus the distance to the nearest published prefix, the number of extra
+ * look-back passes, the block and the block's previous tile.  The squads
+ * work on different tiles at once, so the steps of one tile overlap those of
+ * others (the differences are signed).  Scans of N elements (default 2^28)
+ * of f32, i32 and f64 SUM on device memory, timed (the median of
+ * SCAN_PHASES_REPS runs, default 3) and checked: the int32 one element by
+ * element, the float ones against (k + 1) times the one value and for the
+ * same bits in a second run (SCAN_PHASES_CHECK=0: not checked); printed:
+ * the kernel's time, GB/s and ratio to a device-to-device copy of the same
+ * bytes (CUDA events), each step's mean and percentiles over the tiles, how
+ * many tiles were in flight on average, what the load warp and the scan
+ * squad waited for, and what each look-back waited for: the slowest
+ * aggregate between the block's previous tile and its own, and when a
+ * look-back knowing every stamp could have answered.
+ * SCAN_PHASES_DUMP=PREFIX writes the raw stamps to PREFIX-f32.bin etc.;
+ * SCAN_PHASES_RANDOM=1 scans random bits, SCAN_PHASES_CALLSTYLE=1 times as
+ * warpred-bench does, and SCAN_PHASES_GAP=BYTES moves the output that much
+ * further from the input (below).
  *
- *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR \
- *        tools/scan_phases.cu -o scan_phases && ./scan_phases [N]
+ * The policy's members, at build time: -DSCAN_PHASES_STAGES=, _MINB
+ * (min_blocks), _SQUAD, _AHEAD, _TILE_BYTES, _TMA (bulk_copies), _ALIGN,
+ * _LB (look-back warps, every type), _LBK (descriptors a look-back lane
+ * reads per pass, every type), _LBDELAY1 and _LBDELAY2; with
+ * -DSCAN_PHASES_NOSTAMPS the hooks are the plugin's (none), so that the
+ * kernel is the plugin's when no member is set.  make check builds it as it
+ * is (bench/tools/local.am); a variant, from the build tree:
+ *
+ *   rm -f bench/tools/scan_phases.o
+ *   make bench/tools/scan_phases NVCCFLAGS='-DSCAN_PHASES_STAGES=4'
+ *   bench/tools/scan_phases [N]
  */
-#ifndef SCAN_PHASES_NOSTAMPS
-#define WRC_SCAN_PROFILE 1
-#endif
-#include "../cuda/wrc_scan.cu"
+#include "scan_kernel.cuh"
 #include "tool_common.cuh"
 
 #include <stdio.h>
@@ -45,6 +48,71 @@
 #include <math.h>
 #include <algorithm>
 #include <vector>
+
+/* the policy under study: the shipped one, with what the macros set */
+struct phases_policy : wrcuda::scan_policy {
+#ifdef SCAN_PHASES_STAGES
+    static constexpr int stages = SCAN_PHASES_STAGES;
+#endif
+#ifdef SCAN_PHASES_MINB
+    static constexpr int min_blocks = SCAN_PHASES_MINB;
+#endif
+#ifdef SCAN_PHASES_SQUAD
+    static constexpr int squad = SCAN_PHASES_SQUAD;
+#endif
+#ifdef SCAN_PHASES_AHEAD
+    static constexpr int ahead = SCAN_PHASES_AHEAD;
+#endif
+#ifdef SCAN_PHASES_TILE_BYTES
+    static constexpr size_t tile_bytes = SCAN_PHASES_TILE_BYTES;
+#endif
+#ifdef SCAN_PHASES_TMA
+    static constexpr bool bulk_copies = SCAN_PHASES_TMA != 0;
+#endif
+#ifdef SCAN_PHASES_ALIGN
+    static constexpr unsigned align = SCAN_PHASES_ALIGN;
+#endif
+#ifdef SCAN_PHASES_LB
+    static constexpr int lb_warps_int = SCAN_PHASES_LB, lb_warps_float = SCAN_PHASES_LB;
+#endif
+#ifdef SCAN_PHASES_LBK
+    static constexpr int lb_k1 = SCAN_PHASES_LBK, lb_k2 = SCAN_PHASES_LBK;
+#endif
+#ifdef SCAN_PHASES_LBDELAY1
+    static constexpr unsigned lb_delay1 = SCAN_PHASES_LBDELAY1;
+#endif
+#ifdef SCAN_PHASES_LBDELAY2
+    static constexpr unsigned lb_delay2 = SCAN_PHASES_LBDELAY2;
+#endif
+};
+typedef phases_policy P;
+
+/* the stamps: wrcuda::kStamps words per tile (wrcuda::kS..., in
+ * cuda/scan_policy.cuh) */
+__device__ unsigned long long *g_stamps;
+
+struct stamp_hooks {
+    static constexpr bool enabled = true;
+    __device__ static unsigned long long now() { return wrcuda::globaltimer_ns(); }
+    __device__ static void note(size_t tile, int what, unsigned long long v)
+    {
+        g_stamps[tile * wrcuda::kStamps + what] = v;
+    }
+    __device__ static void stamp(size_t tile, int what) { note(tile, what, now()); }
+};
+
+#ifdef SCAN_PHASES_NOSTAMPS
+typedef wrcuda::no_hooks phases_hooks;
+#else
+typedef stamp_hooks phases_hooks;
+#endif
+
+/* a SUM scan of n elements of T from in to out under the policy and hooks */
+template <typename T> static wr_status scan_sum(wrcuda::strand &S, const void *in, void *out, size_t n, char *err)
+{
+    return wrcuda::scan_launcher<P, phases_hooks>::run<WR_SUM, T>(S, in, out, n, 0, nullptr, nullptr, wrcuda::kNoDone,
+                                                                  err);
+}
 
 /* SCAN_PHASES_<name> as a number, or def when unset */
 static unsigned long long env_num(const char *name, unsigned long long def)
@@ -55,7 +123,6 @@ static unsigned long long env_num(const char *name, unsigned long long def)
     return v && *v ? strtoull(v, nullptr, 0) : def;
 }
 
-#ifdef WRC_SCAN_PROFILE
 static void stats(const char *name, std::vector<double> v)
 {
     if (v.empty()) return;
@@ -66,16 +133,15 @@ static void stats(const char *name, std::vector<double> v)
     printf("  %-38s mean %8.2f  p10 %8.2f  p50 %8.2f  p90 %8.2f  p99 %8.2f\n", name, s / m, v[m / 10], v[m / 2],
            v[m * 9 / 10], v[m * 99 / 100]);
 }
-#endif
 
 int main(int argc, char **argv)
 {
     const size_t n = argc > 1 ? strtoull(argv[1], nullptr, 0) : (size_t)1 << 28;
     const wr_type types[3] = { WR_FLOAT, WR_INT32, WR_DOUBLE };
     const char *names[3] = { "f32", "i32", "f64" };
-    wrc::lane L{};
+    wrcuda::strand S{};
     char err[WR_ERRLEN];
-    tool_lane(L);
+    tool_strand(S);
     void *in, *out;
     /* SCAN_PHASES_GAP=BYTES: that much more between the input and the output */
     const size_t gap = env_num("GAP", 0);
@@ -106,30 +172,35 @@ int main(int argc, char **argv)
     const int reps = (int)std::min(std::max(env_num("REPS", 3), 1ull), 10000ull);
     const bool callstyle = env_num("CALLSTYLE", 0) != 0;
     const bool check = env_num("CHECK", 1) != 0;
-    auto tile_elems = [](size_t es) -> size_t { return wrc::kWsTileBytes / es; };
+    auto tile_elems = [](size_t es) -> size_t { return P::tile_bytes / es; };
     const size_t max_tiles = (n + tile_elems(8) - 1) / tile_elems(8) + (n + tile_elems(4) - 1) / tile_elems(4);
-#ifdef WRC_SCAN_PROFILE
-    unsigned long long *stamps;
-    CK(cudaMalloc((void **)&stamps, max_tiles * wrc::kStamps * sizeof *stamps));
-    CK(cudaMemcpyToSymbol(wrc::wrc_scan_stamps, &stamps, sizeof stamps));
-    std::vector<unsigned long long> h(max_tiles * wrc::kStamps);
-#else
-    (void)max_tiles;
-#endif
+    bool stamped = phases_hooks::enabled;        /* (not const: no unreachable code without stamps) */
+    unsigned long long *stamps = nullptr;
+    std::vector<unsigned long long> h;
+    if (stamped) {
+        CK(cudaMalloc((void **)&stamps, max_tiles * wrcuda::kStamps * sizeof *stamps));
+        CK(cudaMemcpyToSymbol(g_stamps, &stamps, sizeof stamps));
+        h.resize(max_tiles * wrcuda::kStamps);
+    }
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
+    typedef wrcuda::look_back_shape<P, int> lb_int;
+    typedef wrcuda::look_back_shape<P, double> lb_float;
     printf("scan_phases: n = %zu, %d stages per block, %d block(s) per SM at least, tiles of %zu bytes, squads of %d "
-           "warps, %d / %d look-back warp(s) reading %d / %d descriptors per lane (integers / floats), tickets %d "
-           "ahead, %s loads\n",
-           n, wrc::kStagesWs, WRC_WS_MINB, wrc::kWsTileBytes, wrc::kSquad, wrc::lb_warps<int>(),
-           wrc::lb_warps<double>(), wrc::lb_k<int>(), wrc::lb_k<double>(), wrc::kAhead,
-           wrc::kTma ? "bulk (TMA)" : "cp.async");
+           "warps, %d / %d look-back warp(s) reading %d / %d descriptors per lane after %u / %u ns (integers / "
+           "floats), tickets %d ahead, %s loads, stages aligned to %u bytes, %s\n",
+           n, P::stages, P::min_blocks, P::tile_bytes, P::squad, lb_int::warps, lb_float::warps, lb_int::k,
+           lb_float::k, lb_int::delay, lb_float::delay, P::ahead, wrcuda::bulk_loads<P>() ? "bulk (TMA)" : "cp.async",
+           P::align, stamped ? "stamps" : "no stamps");
     for (int ti = 0; ti < 3; ti++) {
         const size_t es = ti == 2 ? 8 : 4;
         const size_t tiles = (n + tile_elems(es) - 1) / tile_elems(es);
         auto scan = [&]() {
-            if (wrc::launch_scan(L, in, out, n, types[ti], WR_SUM, 0, nullptr, nullptr, wrc::kNoDone, err) != WR_SUCCESS) {
+            const wr_status st = types[ti] == WR_FLOAT ? scan_sum<float>(S, in, out, n, err)
+                               : types[ti] == WR_INT32 ? scan_sum<int32_t>(S, in, out, n, err)
+                                                       : scan_sum<double>(S, in, out, n, err);
+            if (st != WR_SUCCESS) {
                 fprintf(stderr, "%s\n", err);
                 exit(1);
             }
@@ -148,9 +219,9 @@ int main(int argc, char **argv)
             }
             return v;
         };
-        std::vector<double> runs = timed(callstyle ? 0 : L.st, [&]() {
+        std::vector<double> runs = timed(callstyle ? 0 : S.st, [&]() {
             scan();
-            if (callstyle) CK(cudaStreamSynchronize(L.st));
+            if (callstyle) CK(cudaStreamSynchronize(S.st));
         });
         const double first = runs.front(), last = runs.back();
         std::sort(runs.begin(), runs.end());
@@ -200,7 +271,7 @@ int main(int argc, char **argv)
         /* the ceiling, after the check (which reads out): a device-to-device
          * copy of the same bytes between the same buffers */
         std::vector<double> cruns =
-            timed(L.st, [&]() { CK(cudaMemcpyAsync(out, in, n * es, cudaMemcpyDeviceToDevice, L.st)); });
+            timed(S.st, [&]() { CK(cudaMemcpyAsync(out, in, n * es, cudaMemcpyDeviceToDevice, S.st)); });
         std::sort(cruns.begin(), cruns.end());
         const double cms = cruns[cruns.size() / 2];
         auto print_runs = [&]() {
@@ -209,20 +280,15 @@ int main(int argc, char **argv)
         };
         /* -DSCAN_PHASES_NOSTAMPS (the kernel as the plugin has it) or
          * SCAN_PHASES_STATS=0: the time only */
-#ifdef WRC_SCAN_PROFILE
-        const bool analyse = env_num("STATS", 1) != 0;
-#else
-        const bool analyse = false;
-#endif
+        const bool analyse = stamped && env_num("STATS", 1) != 0;
         if (!analyse) {
             printf("%s SUM: kernel %.1f us, %.0f GB/s (read + write), %.2fx the copy; time only\n", names[ti],
                    ms * 1e3, 2.0 * n * es / (ms * 1e-3) / 1e9, cms / ms);
             print_runs();
             continue;
         }
-#ifdef WRC_SCAN_PROFILE
         CK(cudaMemcpy(h.data(), stamps, h.size() * sizeof h[0], cudaMemcpyDeviceToHost));
-        /* steps overlap now (the look-back may answer before the tile's own
+        /* steps overlap (the look-back may answer before the tile's own
          * aggregate is out): signed differences */
         auto us = [](unsigned long long b, unsigned long long a) { return (double)(long long)(b - a) / 1e3; };
         std::vector<double> held, load, wait, fold, store, life, dist, passes;
@@ -230,7 +296,7 @@ int main(int argc, char **argv)
         std::vector<double> ltake, lempty, lland, lred, swait;
         unsigned long long t0 = ~0ull, t1 = 0;
         double busy = 0;
-        using namespace wrc;                      /* the stamp names, kS... */
+        using namespace wrcuda;                   /* the stamp names, kS... */
         auto at = [&](long long tile, int k) { return h[(size_t)tile * kStamps + k]; };
         for (size_t t = 0; t < tiles; t++) {
             const unsigned long long *s = &h[t * kStamps];
@@ -308,7 +374,7 @@ int main(int argc, char **argv)
         stats("  slowest: ticket drawn -> staged", shold);
         if (const char *dump = getenv("SCAN_PHASES_DUMP")) {
             /* raw stamps, kStamps 64-bit words per tile (named kS... in
-             * cuda/wrc_scan.cu), for offline study */
+             * cuda/scan_policy.cuh), for offline study */
             char path[4096];
             snprintf(path, sizeof path, "%s-%s.bin", dump, names[ti]);
             if (FILE *f = fopen(path, "wb")) {
@@ -316,9 +382,6 @@ int main(int argc, char **argv)
                 fclose(f);
             }
         }
-#else
-        (void)tiles;
-#endif
     }
     return 0;
 }

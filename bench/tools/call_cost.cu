@@ -9,18 +9,19 @@
  * stores into mapped pinned host memory and the host spins on that word
  * (cudaStreamQuery between spins catches a kernel that fails).
  *
- * Not part of the build or the plugin.  Build and run (nvcc, sm_90 here):
- *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR tools/call_cost.cu -lcuda -o call_cost
- *   ./call_cost              (CALL_COST_REPS rounds, default 400)
- * With -DCALL_COST_LIB and the library linked (-L BUILDDIR/lib/.libs
- * -lwarpred), the call through wr_reduce() is timed too (its plugin found
- * as the library finds it, e.g. WARPRED_PLUGIN_DIR).
+ * The kernel is the plugin's, linked from its objects, and the library is
+ * linked too (bench/tools/local.am); make check builds the tool.  Run it
+ * from the build tree:
+ *   bench/tools/call_cost    (CALL_COST_REPS rounds, default 400)
+ * The call through wr_reduce() is timed too when the library finds its
+ * CUDA plugin (WARPRED_PLUGIN_DIR=cuda/.libs in the build tree); else those
+ * rows are left out.
  *
  * Prints host-clock medians (ns) of the driver queries a call makes and of
  * launches on blocking, non-blocking and legacy streams and through the
  * driver API.  Then, for f32 sums of all ones at 2^10, 2^25 and 2^28, the
  * event-timed medians (us) of: the kernel alone; + cudaStreamSynchronize;
- * + the done word (wrc.cuh, done_sig) and a spin on it, result to device
+ * + the done word (cuda/backend.cuh, done_sig) and a spin on it, result to device
  * memory and to mapped host memory (as the plugin does for a host result);
  * both waits preceded by the queries lib/ and the plugin make (two
  * cudaPointerGetAttributes and a cudaSetDevice); CUB's Sum +
@@ -32,16 +33,14 @@
  * stream made to wait for the legacy stream's work by an event.  The variants run
  * interleaved, one of each per round, and every result is checked.
  */
-#include "../cuda/wrc_reduce.cu"
 #include "tool_common.cuh"
 
 #include <cuda.h>
+#include <math.h>
 #include <chrono>
 #include <string.h>
 #include <cub/device/device_reduce.cuh>
-#ifdef CALL_COST_LIB
 #include "warpred.h"
-#endif
 
 namespace {
 
@@ -77,7 +76,7 @@ template <class F> double host_ns(int reps, F f)
     return median(t);
 }
 
-/* Spin until the mapped word says seq (as the plugin's wait_done); a
+/* Spin until the mapped word says seq (as the plugin's spin_done); a
  * failed kernel ends the wait through cudaStreamQuery. */
 void spin(const uint32_t *w, uint32_t seq, cudaStream_t st)
 {
@@ -97,8 +96,8 @@ int main()
     const int reps = getenv("CALL_COST_REPS") ? atoi(getenv("CALL_COST_REPS")) : 400;
     char err[WR_ERRLEN];
     CK(cudaSetDevice(0));
-    wrc::lane L;
-    tool_lane(L);           /* a blocking stream, as the plugin's lanes */
+    wrcuda::strand S{};
+    tool_strand(S);         /* a blocking stream, as the plugin's strands */
     const size_t nmax = (size_t)1 << 28;
     float *in, *dres, *dcub;
     CK(cudaMalloc((void **)&in, nmax * sizeof(float)));
@@ -119,22 +118,22 @@ int main()
     printf("  cudaPointerGetAttributes(pageable)  %8.0f\n", host_ns(reps, [&] { (void)cudaPointerGetAttributes(&a, pageable); (void)cudaGetLastError(); }));
     printf("  cuPointerGetAttribute(TYPE, device) %8.0f\n", host_ns(reps, [&] { (void)cuPointerGetAttribute(&mt, CU_POINTER_ATTRIBUTE_MEMORY_TYPE, (CUdeviceptr)in); }));
     printf("  cudaSetDevice(0)                    %8.0f\n", host_ns(reps, [&] { CK(cudaSetDevice(0)); }));
-    printf("  cudaStreamQuery(idle)               %8.0f\n", host_ns(reps, [&] { CK(cudaStreamQuery(L.st)); }));
+    printf("  cudaStreamQuery(idle)               %8.0f\n", host_ns(reps, [&] { CK(cudaStreamQuery(S.st)); }));
     printf("  launch reduce 2^10 (host side)      %8.0f\n", host_ns(reps, [&] {
-        if (wrc::launch_reduce(L, in, 1024, WR_FLOAT, WR_SUM, dres, nullptr, wrc::kNoDone, err) != WR_SUCCESS) exit(1);
+        if (wrcuda::launch_reduce(S, in, 1024, WR_FLOAT, WR_SUM, dres, nullptr, wrcuda::kNoDone, err) != WR_SUCCESS) exit(1);
     }));
-    CK(cudaStreamSynchronize(L.st));
+    CK(cudaStreamSynchronize(S.st));
     cudaStream_t nb;
     CK(cudaStreamCreateWithFlags(&nb, cudaStreamNonBlocking));
     CUfunction f_empty;
     CK(cudaGetFuncBySymbol(&f_empty, (const void *)k_empty));
-    printf("  launch empty, blocking stream       %8.0f\n", host_ns(reps, [&] { k_empty<<<1, 32, 0, L.st>>>(nullptr); }));
+    printf("  launch empty, blocking stream       %8.0f\n", host_ns(reps, [&] { k_empty<<<1, 32, 0, S.st>>>(nullptr); }));
     printf("  launch empty, non-blocking stream   %8.0f\n", host_ns(reps, [&] { k_empty<<<1, 32, 0, nb>>>(nullptr); }));
     printf("  launch empty, legacy stream         %8.0f\n", host_ns(reps, [&] { k_empty<<<1, 32>>>(nullptr); }));
     printf("  cuLaunchKernel empty, blocking      %8.0f\n", host_ns(reps, [&] {
         int *np = nullptr;
         void *args[] = { &np };
-        (void)cuLaunchKernel(f_empty, 1, 1, 1, 32, 1, 1, 0, (CUstream)L.st, args, nullptr);
+        (void)cuLaunchKernel(f_empty, 1, 1, 1, 32, 1, 1, 0, (CUstream)S.st, args, nullptr);
     }));
     CK(cudaDeviceSynchronize());
     uint32_t *hflag, *hflag_dev;
@@ -142,7 +141,7 @@ int main()
     CK(cudaHostGetDevicePointer((void **)&hflag_dev, hflag, 0));
     uint32_t seq = 0;
     printf("  cuStreamWriteValue32 (host side)    %8.0f\n", host_ns(reps, [&] {
-        if (cuStreamWriteValue32((CUstream)L.st, (CUdeviceptr)hflag_dev, ++seq ? seq : ++seq, 0) != CUDA_SUCCESS) exit(1);
+        if (cuStreamWriteValue32((CUstream)S.st, (CUdeviceptr)hflag_dev, ++seq ? seq : ++seq, 0) != CUDA_SUCCESS) exit(1);
     }));
     CK(cudaDeviceSynchronize());
 
@@ -156,34 +155,36 @@ int main()
     const int nv = 13;
     cudaEvent_t eleg;            /* variant 12: the non-blocking stream waits for the legacy stream's work */
     CK(cudaEventCreateWithFlags(&eleg, cudaEventDisableTiming));
-#ifdef CALL_COST_LIB
-    wr_context *ctx, *cpu;
+    wr_context *ctx = nullptr, *cpu = nullptr;
     if (wr_context_create(&ctx, WR_BACKEND_CUDA) != WR_SUCCESS || wr_context_create(&cpu, WR_BACKEND_CPU) != WR_SUCCESS) {
-        fprintf(stderr, "wr_context_create: %s\n", wr_context_error(NULL));
-        return 1;
+        printf("(wr_reduce() left out: %s)\n", wr_context_error(NULL));
+        if (ctx) wr_context_destroy(ctx);
+        ctx = nullptr;
     }
-    /* the same 1024-element call, host clock: through the library, and
-     * emulated (the plugin's driver queries, the launch, the done word) */
-    float hone = 1.0f, hsum;
-    printf("host-clock medians of %d calls, ns\n", reps);
-    printf("  wr_reduce 2^10, cuda context         %8.0f\n", host_ns(reps, [&] {
-        if (wr_reduce(ctx, in, dres, 1024, WR_FLOAT, WR_SUM) != WR_SUCCESS) exit(1);
-    }));
-    printf("  emulated: queries, launch, done word  %8.0f\n", host_ns(reps, [&] {
-        CK(cudaSetDevice(0));
-        CK(cudaPointerGetAttributes(&a, in));
-        CK(cudaPointerGetAttributes(&a, dres));
-        const wrc::done_sig ds{ hflag_dev, ++seq ? seq : ++seq };
-        if (wrc::launch_reduce(L, in, 1024, WR_FLOAT, WR_SUM, dres, nullptr, ds, err) != WR_SUCCESS) exit(1);
-        spin(hflag, ds.seq, L.st);
-    }));
-    printf("  wr_reduce 1 element, cpu context      %8.0f\n", host_ns(reps, [&] {
-        if (wr_reduce(cpu, &hone, &hsum, 1, WR_FLOAT, WR_SUM) != WR_SUCCESS) exit(1);
-    }));
-#endif
-    wrc::lane L0 = L, Lnb = L;      /* the same scratch, other streams (calls never overlap) */
-    L0.st = 0;
-    Lnb.st = nb;
+    const bool lib = ctx != nullptr;
+    if (lib) {
+        /* the same 1024-element call, host clock: through the library, and
+         * emulated (the plugin's driver queries, the launch, the done word) */
+        float hone = 1.0f, hsum;
+        printf("host-clock medians of %d calls, ns\n", reps);
+        printf("  wr_reduce 2^10, cuda context         %8.0f\n", host_ns(reps, [&] {
+            if (wr_reduce(ctx, in, dres, 1024, WR_FLOAT, WR_SUM) != WR_SUCCESS) exit(1);
+        }));
+        printf("  emulated: queries, launch, done word  %8.0f\n", host_ns(reps, [&] {
+            CK(cudaSetDevice(0));
+            CK(cudaPointerGetAttributes(&a, in));
+            CK(cudaPointerGetAttributes(&a, dres));
+            const wrcuda::done_sig ds{ hflag_dev, ++seq ? seq : ++seq };
+            if (wrcuda::launch_reduce(S, in, 1024, WR_FLOAT, WR_SUM, dres, nullptr, ds, err) != WR_SUCCESS) exit(1);
+            spin(hflag, ds.seq, S.st);
+        }));
+        printf("  wr_reduce 1 element, cpu context      %8.0f\n", host_ns(reps, [&] {
+            if (wr_reduce(cpu, &hone, &hsum, 1, WR_FLOAT, WR_SUM) != WR_SUCCESS) exit(1);
+        }));
+    }
+    wrcuda::strand S0 = S, Snb = S;  /* the same scratch, other streams (calls never overlap) */
+    S0.st = 0;
+    Snb.st = nb;
     for (size_t n : sizes) {
         void *tmp = nullptr;
         size_t tmp_bytes = 0;
@@ -195,12 +196,10 @@ int main()
         std::vector<double> t[nv];
         for (int r = -1; r < reps; r++) {
             for (int v = 0; v < nv; v++) {
-#ifndef CALL_COST_LIB
-                if (v == 11) continue;
-#endif
+                if (v == 11 && !lib) continue;
                 const bool done = v == 2 || v == 3 || v == 5 || v == 8 || v == 9 || v == 12, to_host = v == 3;
-                wrc::lane &Lv = v == 8 ? L0 : v == 9 || v == 12 ? Lnb : L;
-                const wrc::done_sig ds = done ? wrc::done_sig{ hflag_dev, ++seq ? seq : ++seq } : wrc::kNoDone;
+                wrcuda::strand &Sv = v == 8 ? S0 : v == 9 || v == 12 ? Snb : S;
+                const wrcuda::done_sig ds = done ? wrcuda::done_sig{ hflag_dev, ++seq ? seq : ++seq } : wrcuda::kNoDone;
                 *(volatile uint32_t *)hres = 0;
                 CK(cudaEventRecord(e0, 0));
                 if (v == 4 || v == 5) {
@@ -213,27 +212,25 @@ int main()
                     else CK(cub::DeviceReduce::Sum(tmp, tmp32_bytes, (const float *)in, dcub, (int)n, (cudaStream_t)0));
                     CK(cudaStreamSynchronize(0));
                 } else if (v == 11) {
-#ifdef CALL_COST_LIB
                     if (wr_reduce(ctx, in, dres, n, WR_FLOAT, WR_SUM) != WR_SUCCESS) {
                         fprintf(stderr, "wr_reduce: %s\n", wr_context_error(ctx));
                         return 1;
                     }
-#endif
                 } else {
                     if (v == 12) {
                         CK(cudaEventRecord(eleg, cudaStreamLegacy));
-                        CK(cudaStreamWaitEvent(Lnb.st, eleg, 0));
+                        CK(cudaStreamWaitEvent(Snb.st, eleg, 0));
                     }
-                    if (wrc::launch_reduce(Lv, in, n, WR_FLOAT, WR_SUM, to_host ? (void *)hres_dev : (void *)dres,
+                    if (wrcuda::launch_reduce(Sv, in, n, WR_FLOAT, WR_SUM, to_host ? (void *)hres_dev : (void *)dres,
                                            nullptr, ds, err) != WR_SUCCESS) {
                         fprintf(stderr, "%s\n", err);
                         return 1;
                     }
-                    if (done) spin(hflag, ds.seq, Lv.st);
+                    if (done) spin(hflag, ds.seq, Sv.st);
                     else if (v == 7) {
-                        if (cuStreamWriteValue32((CUstream)L.st, (CUdeviceptr)hflag_dev, ++seq, 0) != CUDA_SUCCESS) exit(1);
-                        spin(hflag, seq, L.st);
-                    } else if (v != 0) CK(cudaStreamSynchronize(L.st));
+                        if (cuStreamWriteValue32((CUstream)S.st, (CUdeviceptr)hflag_dev, ++seq, 0) != CUDA_SUCCESS) exit(1);
+                        spin(hflag, seq, S.st);
+                    } else if (v != 0) CK(cudaStreamSynchronize(S.st));
                 }
                 CK(cudaEventRecord(e1, 0));
                 CK(cudaEventSynchronize(e1));

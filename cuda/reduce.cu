@@ -1,5 +1,5 @@
 /*
- * wrc_reduce.cu -- device-wide reduce and argmin/argmax in ONE kernel launch.
+ * reduce.cu -- device-wide reduce and argmin/argmax in ONE kernel launch.
  *
  * Each block reduces a grid-strided share of the array (16-byte loads,
  * kUnroll in flight per thread) with the block_reduce of warpred_device.cuh
@@ -11,19 +11,19 @@
  */
 #include <atomic>
 #include <type_traits>
-#include "wrc.cuh"
+#include "kernel_common.cuh"
 
-namespace wrc {
+namespace wrcuda {
 
 namespace {
 
 /* Blocks of k_reduce asked to fit on a multiprocessor: 8 (2048 threads,
  * at most 32 registers each) keeps the most 16-byte loads in flight.  The
- * register count is otherwise an accident of code generation: moving the
- * final fold into grid_fold() took the 32-bit integer kernels from 32 to 34
- * registers, 6 blocks a multiprocessor, and the i32 sum at 2^28 from 0.98x
- * to 0.95x CUB (H200, 2026-12-01).  Float MIN/MAX need 36-48 registers for
- * their NaN rules; asked for 8 blocks they spill, so they are left free. */
+ * register count is otherwise an accident of code generation: left free,
+ * the 32-bit integer kernels can take 34 registers, 6 blocks a
+ * multiprocessor, and lose a few percent at 2^28 elements.  Float MIN/MAX
+ * need 36-48 registers for their NaN rules; asked for 8 blocks they spill,
+ * so they are left free. */
 template <wr_op O, typename T> constexpr int reduce_min_blocks()
 {
     return std::is_floating_point<T>::value && (O == WR_MIN || O == WR_MAX) ? 1 : 8;
@@ -66,14 +66,14 @@ unsigned reduce_grid(size_t n, size_t elem, int sms, int per_sm, bool chained)
 
 struct reduce_fn {
     template <wr_op O, typename T>
-    static wr_status run(lane &L, const void *in, size_t n, void *dst, const void *carry, done_sig ds, char *err)
+    static wr_status run(strand &S, const void *in, size_t n, void *dst, const void *carry, done_sig ds, char *err)
     {
         static std::atomic<int> per_sm{0};
         auto k = k_reduce<O, T>;
         if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
-        unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed), true);
-        k<<<g, kThreads, 0, L.st>>>((const T *)in, n, (T *)L.part, L.ctr, (T *)dst, (const T *)carry, ds);
-        WRC_CKLAUNCH("reduce kernel launch");
+        unsigned g = reduce_grid(n, sizeof(T), S.sms, per_sm.load(std::memory_order_relaxed), true);
+        k<<<g, kThreads, 0, S.st>>>((const T *)in, n, (T *)S.part, S.ctr, (T *)dst, (const T *)carry, ds);
+        WRCUDA_CKLAUNCH("reduce kernel launch");
         return WR_SUCCESS;
     }
 };
@@ -166,12 +166,12 @@ __device__ __forceinline__ T vpick(const vec<T> &x, unsigned &o)
  * one full comparison and one 64-bit index per vector instead of per
  * element (the per-element work held argmax below the copy ceiling). */
 template <bool MAX, typename T>
-__device__ __forceinline__ apair<T> team_pick(const T *__restrict__ in, size_t n, size_t lane, size_t team)
+__device__ __forceinline__ apair<T> team_pick(const T *__restrict__ in, size_t n, size_t rank, size_t team)
 {
     apair<T> acc[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; u++) { acc[u].i = kNone; acc[u].v = T(); }
-    team_walk(in, 0, n, lane, team, acc,
+    team_walk(in, 0, n, rank, team, acc,
               [](apair<T> &a, T x, size_t i) { visit<MAX>(a, x, i); },
               [](apair<T> &a, const vec<T> &x, size_t i) {
                   unsigned o;
@@ -217,16 +217,16 @@ k_argext(const T *__restrict__ in, size_t n, size_t base, apair<T> *__restrict__
 
 struct argext_fn {
     template <typename T>
-    static wr_status run(lane &L, const void *in, size_t n, int is_max, size_t base, void *dst,
+    static wr_status run(strand &S, const void *in, size_t n, int is_max, size_t base, void *dst,
                          const void *carry, done_sig ds, char *err)
     {
         static std::atomic<int> per_sm{0};
         auto k = is_max ? k_argext<true, T> : k_argext<false, T>;
         if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
-        unsigned g = reduce_grid(n, sizeof(T), L.sms, per_sm.load(std::memory_order_relaxed), false);
-        k<<<g, kThreads, 0, L.st>>>((const T *)in, n, base, (apair<T> *)L.part, L.ctr,
+        unsigned g = reduce_grid(n, sizeof(T), S.sms, per_sm.load(std::memory_order_relaxed), false);
+        k<<<g, kThreads, 0, S.st>>>((const T *)in, n, base, (apair<T> *)S.part, S.ctr,
                                     (apair<T> *)dst, (const apair<T> *)carry, ds);
-        WRC_CKLAUNCH("argext kernel launch");
+        WRCUDA_CKLAUNCH("argext kernel launch");
         return WR_SUCCESS;
     }
 };
@@ -235,16 +235,16 @@ static_assert(sizeof(apair<double>) == 16 && sizeof(apair<float>) == 16, "pair l
 
 } /* namespace */
 
-wr_status launch_reduce(lane &L, const void *in, size_t n, wr_type t, wr_op o,
+wr_status launch_reduce(strand &S, const void *in, size_t n, wr_type t, wr_op o,
                         void *dst, const void *carry, done_sig ds, char *err)
 {
-    return dispatch<reduce_fn>(t, o, L, in, n, dst, carry, ds, err);
+    return dispatch<reduce_fn>(t, o, S, in, n, dst, carry, ds, err);
 }
 
-wr_status launch_argext(lane &L, const void *in, size_t n, wr_type t, int is_max, size_t base,
+wr_status launch_argext(strand &S, const void *in, size_t n, wr_type t, int is_max, size_t base,
                         void *dst, const void *carry, done_sig ds, char *err)
 {
-    return dispatch_type<argext_fn>(t, L, in, n, is_max, base, dst, carry, ds, err);
+    return dispatch_type<argext_fn>(t, S, in, n, is_max, base, dst, carry, ds, err);
 }
 
-} /* namespace wrc */
+} /* namespace wrcuda */

@@ -2,17 +2,17 @@
  * rows_time.cu -- the CUDA backend's row reduce (f32 sums of rows of COLS
  * columns) against cub::DeviceSegmentedReduce::Sum on the same buffers,
  * kernel time only (CUDA events around the launches), for A/B experiments
- * on the segment kernels (build the variant's cuda/ sources).  It prints
- * how many blocks of the block-per-row kernel fit on a multiprocessor.
- *
- * Not part of the build or the plugin.  Build and run (nvcc, sm_90 here):
- *   nvcc -std=c++17 -O3 -arch=sm_90 -I lib -I cuda -I BUILDDIR tools/rows_time.cu -o rows_time
- *   ./rows_time [N [COLS]]   (N elements, default 2^25; COLS default 32768;
- *                             ROWS_TIME_REPS runs, default 20)
+ * on the segment kernels (build the variant's tree, compare with the
+ * plugin's).  The kernels are the plugin's, linked from its objects
+ * (bench/tools/local.am); make check builds the tool.  How many blocks of
+ * the block-per-row kernel fit on a multiprocessor follows from its
+ * registers: cuobjdump --dump-resource-usage cuda/.libs/segments.o.  Run it
+ * from the build tree:
+ *   bench/tools/rows_time [N [COLS]]   (N elements, default 2^25; COLS default
+ *                                       32768; ROWS_TIME_REPS runs, default 20)
  *
  * The input is all ones: every row's sum must be COLS, in ours and CUB's.
  */
-#include "../cuda/wrc_segments.cu"
 #include "tool_common.cuh"
 
 #include <stdio.h>
@@ -50,35 +50,34 @@ int main(int argc, char **argv)
     const size_t rows = n / cols;
     const char *r = getenv("ROWS_TIME_REPS");
     const int reps = r && *r ? std::max(1, atoi(r)) : 20;
-    wrc::lane L{};
+    wrcuda::strand S{};
     char err[WR_ERRLEN];
-    tool_lane(L);
+    tool_strand(S);
     float *in, *ours, *cub_out;
     CK(cudaMalloc((void **)&in, rows * cols * sizeof(float)));
     CK(cudaMalloc((void **)&ours, rows * sizeof(float)));
     CK(cudaMalloc((void **)&cub_out, rows * sizeof(float)));
-    k_ones<<<4096, 256, 0, L.st>>>(in, rows * cols);
+    k_ones<<<4096, 256, 0, S.st>>>(in, rows * cols);
     CK(cudaGetLastError());
     auto begin = thrust::make_transform_iterator(thrust::make_counting_iterator<int>(0), RowOffset{(int)cols});
     void *tmp = nullptr;
     size_t tmp_bytes = 0;
-    CK(cub::DeviceSegmentedReduce::Sum(tmp, tmp_bytes, in, cub_out, (long long)rows, begin, begin + 1, L.st));
+    CK(cub::DeviceSegmentedReduce::Sum(tmp, tmp_bytes, in, cub_out, (long long)rows, begin, begin + 1, S.st));
     CK(cudaMalloc(&tmp, tmp_bytes));
-    const int minb = wrc::blocks_per_sm((const void *)wrc::k_seg_block<WR_SUM, float>);
-    const double t_ours = timed_median(L.st, reps, [&] {
-        if (wrc::launch_segments(L, in, ours, rows, nullptr, 0, cols, (double)cols, WR_FLOAT, WR_SUM, wrc::kNoDone,
+    const double t_ours = timed_median(S.st, reps, [&] {
+        if (wrcuda::launch_segments(S, in, ours, rows, nullptr, 0, cols, (double)cols, WR_FLOAT, WR_SUM, wrcuda::kNoDone,
                                  err) != WR_SUCCESS) {
             fprintf(stderr, "launch_segments: %s\n", err);
             exit(1);
         }
     });
-    const double t_cub = timed_median(L.st, reps, [&] {
-        CK(cub::DeviceSegmentedReduce::Sum(tmp, tmp_bytes, in, cub_out, (long long)rows, begin, begin + 1, L.st));
+    const double t_cub = timed_median(S.st, reps, [&] {
+        CK(cub::DeviceSegmentedReduce::Sum(tmp, tmp_bytes, in, cub_out, (long long)rows, begin, begin + 1, S.st));
     });
     const size_t bad = wrong_rows(ours, rows, cols) + wrong_rows(cub_out, rows, cols);
     const double gb = (double)rows * cols * sizeof(float) * 1e-3;
-    printf("rows_time: block-per-row kernel %d blocks/SM, %zu rows x %zu cols: ours %.1f us (%.0f GB/s), "
-           "CUB %.1f us (%.0f GB/s); CUB time / ours %.3f%s\n", minb, rows, cols, t_ours, gb / t_ours, t_cub, gb / t_cub, t_cub / t_ours,
+    printf("rows_time: %zu rows x %zu cols: ours %.1f us (%.0f GB/s), "
+           "CUB %.1f us (%.0f GB/s); CUB time / ours %.3f%s\n", rows, cols, t_ours, gb / t_ours, t_cub, gb / t_cub, t_cub / t_ours,
            bad ? "  WRONG RESULT" : "");
     return bad ? 1 : 0;
 }

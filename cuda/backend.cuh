@@ -1,0 +1,201 @@
+/*
+ * backend.cuh -- what the CUDA backend's source files share (not installed):
+ * the per-call resources (struct strand), the end-of-call signal, the error
+ * helpers, the kernel launchers and the (type, op) dispatch.
+ *
+ * The plugin is split by concern:
+ *   plugin.cu     the ops table: open, close, describe, locate;
+ *   pool.cu       the pool of strands and the end of a call (done word);
+ *   staging.cu    the pipelines that stream host memory through the device;
+ *   ops.cu        the operations, on device memory or through staging;
+ *   reduce.cu     reduce and argmin/argmax kernels;
+ *   scan.cu       the single-pass scan (scan_*.cuh: its parts);
+ *   segments.cu   rows and segments kernels.
+ * The kernel files export only "launchers": host functions that size a
+ * grid, make sure the scratch they need exists and enqueue on the strand's
+ * stream.  Device code they share is in kernel_common.cuh.
+ */
+#ifndef WRCUDA_BACKEND_CUH
+#define WRCUDA_BACKEND_CUH
+
+#include <stddef.h>
+#include <stdint.h>
+#include <cuda_runtime.h>
+#include "wr_backend.h"
+
+namespace wrcuda {
+
+constexpr int kThreads = 256;                 /* every kernel's block size (but the scan's) */
+constexpr size_t kScanTileBytes = 32768;      /* scan tile: 8192 4-byte or 4096 8-byte elements */
+constexpr int kUnroll = 4;                    /* 16-byte loads in flight per thread */
+constexpr unsigned kMaxGrid = 32768;          /* reduce/argext blocks (partials capacity) */
+constexpr size_t kSlotBytes = 32;             /* one result / carry slot */
+constexpr int kSlots = 4;                     /* 0: result, 1-2: carries (ping-pong), 3: spare */
+constexpr int kStagingBufs = 3;               /* staging buffers per strand */
+
+/*
+ * One call's resources: its streams and scratch, reused call after call.  A
+ * context keeps a pool of strands; each call takes one (so threads sharing a
+ * context run concurrently, each on its own streams) and gives it back.
+ * ("Strand" as in Asio: work queued on it runs in order, and one call at a
+ * time holds it.  "Lane" means a warp's lane only.)
+ */
+struct strand {
+    int sms;                      /* multiprocessors of the device */
+    cudaStream_t st;              /* kernels */
+    cudaStream_t h2d, d2h;        /* staging copies (created with the staging buffers) */
+
+    unsigned *ctr;                /* [0] last-block-done counter, [1] scan tickets, [2] scan blocks done,
+                                   * [3] blocks done of a segment kernel that signals (all kept 0) */
+    unsigned char *slot;          /* kSlots slots of kSlotBytes: results and carries */
+    void *part;                   /* per-block partials: kMaxGrid * 16 bytes */
+    size_t part_cap;
+
+    void *sblk;                   /* scan tile descriptors (scan_tile_state.cuh) */
+    size_t scap;                  /* tiles they have room for */
+    unsigned epoch;               /* statuses of other epochs read as "not yet" */
+    unsigned scan_blocks;         /* most resident blocks per scan (0: as many as fit) */
+
+    unsigned *segctr;             /* per-segment arrival counters (kept 0) */
+    size_t segctr_cap;            /* entries */
+    size_t *doff;                 /* host offsets copied to the device */
+    size_t doff_cap;              /* bytes */
+
+    size_t sbytes;                /* bytes per staging buffer (0: not made yet) */
+    size_t soff_n;                /* offsets per chunk buffer */
+    void *sdev[kStagingBufs];     /* device staging: input chunk (scan output in place) */
+    void *shost[kStagingBufs];    /* pinned staging for pageable buffers */
+    size_t *soff_dev[kStagingBufs];   /* per-chunk segment offsets */
+    size_t *soff_host[kStagingBufs];
+    void *sres[kStagingBufs];     /* per-chunk segment results (device) */
+    cudaEvent_t e_in[kStagingBufs], e_comp[kStagingBufs], e_out[kStagingBufs];
+};
+
+/*
+ * The end of a call, told by its last kernel.  A call that returns complete
+ * waits for its last kernel; cudaStreamSynchronize learns of the end only
+ * after the kernel has retired and then wakes the host through the driver.
+ * Instead, the block that finishes the kernel's work stores `seq` into
+ * `word`, a word of mapped pinned host memory, and the host spins on it
+ * (pool.cu, wait_call()): a small call returns 1-2 us sooner
+ * (bench/tools/call_cost measures both waits).  The same wait behind a
+ * cuStreamWriteValue32 gains nothing: that call costs about as much on the
+ * host.  A launch that does not end a call gets kNoDone.
+ */
+struct done_sig {
+    unsigned *word;               /* device alias of the mapped word, or NULL: nobody waits */
+    unsigned seq;                 /* the value that says "done" (never 0) */
+};
+constexpr done_sig kNoDone = { nullptr, 0 };
+
+/* err helpers: "call: CUDA error string"; out of memory is WR_ERR_NO_MEMORY. */
+wr_status fail(char *err, const char *call, cudaError_t e);
+/* Grow a device buffer to at least need bytes (contents not kept; zeroed if
+ * zero).  A no-op in the steady state.  On failure *p is NULL and *cap 0. */
+wr_status grow(strand &S, void **p, size_t *cap, size_t need, bool zero, const char *what, char *err);
+template <typename P>
+wr_status grow(strand &S, P *&p, size_t *cap, size_t need, bool zero, const char *what, char *err)
+{
+    void *v = p;
+    wr_status st = grow(S, &v, cap, need, zero, what, err);
+    p = (P *)v;
+    return st;
+}
+/* Blocks of kThreads that fit on one multiprocessor at once for kernel k. */
+int blocks_per_sm(const void *kernel);
+
+#define WRCUDA_CK(fn, args)                                                    \
+    do { cudaError_t e_ = fn args; if (e_ != cudaSuccess) return ::wrcuda::fail(err, #fn, e_); } while (0)
+#define WRCUDA_CKLAUNCH(what)                                                  \
+    do { cudaError_t e_ = cudaGetLastError(); if (e_ != cudaSuccess) return ::wrcuda::fail(err, what, e_); } while (0)
+#define WRCUDA_TRY(expr) do { wr_status s_ = (expr); if (s_ != WR_SUCCESS) return s_; } while (0)
+
+/* ---- launchers (each enqueues on S.st; pointers are device-accessible) --- */
+/* ds: the call's end is this launch's end (kNoDone if not). */
+
+/* *dst = [*carry op] reduce(in[0..n)); n >= 1.  carry may be NULL, == dst, or
+ * another slot (read before dst is written; dst may be mapped host memory). */
+wr_status launch_reduce(strand &S, const void *in, size_t n, wr_type t, wr_op o,
+                        void *dst, const void *carry, done_sig ds, char *err);
+/* argmin/argmax of in[0..n) (n >= 1) as a pair {size_t index; T value} at
+ * dst, indices offset by base; combined with the pair at carry if not NULL
+ * (carry may be dst or another slot; dst may be mapped host memory). */
+wr_status launch_argext(strand &S, const void *in, size_t n, wr_type t, int is_max, size_t base,
+                        void *dst, const void *carry, done_sig ds, char *err);
+/* Inclusive/exclusive scan of n >= 1 elements (out may equal in).  carry_in
+ * (if not NULL) is the running prefix before in[0], in the carry type;
+ * carry_out (if not NULL) receives the running prefix after in[n-1]. */
+wr_status launch_scan(strand &S, const void *in, void *out, size_t n, wr_type t, wr_op o, int exclusive,
+                      const void *carry_in, void *carry_out, done_sig ds, char *err);
+/* Segment s of nseg: in[begin(s) .. begin(s+1)) with begin(s) = off[s] - off_base
+ * (off a device-readable array of nseg+1 entries) or, with off == NULL,
+ * s * cols (rows).  out[s] = its reduction (the identity if it is empty).
+ * avg_len picks the mapping (a group of lanes, a block or several blocks per segment). */
+wr_status launch_segments(strand &S, const void *in, void *out, size_t nseg, const size_t *off,
+                          size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, done_sig ds,
+                          char *err);
+/* dst[0] = off[0], dst[1] = off[nseg], dst[2] = the least s < nseg with
+ * off[s + 1] < off[s], or SIZE_MAX (dst may be mapped host memory). */
+wr_status launch_check_offsets(strand &S, const size_t *off, size_t nseg, size_t *dst, char *err);
+/* Chunked segments: res[0] = *carry_in op res[0] if first_cont; then
+ * *carry_out = res[m-1] if last_cont. */
+wr_status launch_seg_fix(strand &S, void *res, size_t m, const void *carry_in, void *carry_out,
+                         int first_cont, int last_cont, wr_type t, wr_op o, char *err);
+
+/* ---- generic dispatch: F::run<O, T>(args...) for the (type, op) pair ----- */
+template <class F, typename T, typename... A>
+wr_status dispatch_int(wr_op o, A &&...a)
+{
+    switch (o) {
+    case WR_SUM:  return F::template run<WR_SUM, T>(a...);
+    case WR_PROD: return F::template run<WR_PROD, T>(a...);
+    case WR_MIN:  return F::template run<WR_MIN, T>(a...);
+    case WR_MAX:  return F::template run<WR_MAX, T>(a...);
+    case WR_BAND: return F::template run<WR_BAND, T>(a...);
+    case WR_BOR:  return F::template run<WR_BOR, T>(a...);
+    case WR_BXOR: return F::template run<WR_BXOR, T>(a...);
+    }
+    return WR_ERR_UNSUPPORTED;
+}
+template <class F, typename T, typename... A>
+wr_status dispatch_float(wr_op o, A &&...a)
+{
+    switch (o) {
+    case WR_SUM:  return F::template run<WR_SUM, T>(a...);
+    case WR_PROD: return F::template run<WR_PROD, T>(a...);
+    case WR_MIN:  return F::template run<WR_MIN, T>(a...);
+    case WR_MAX:  return F::template run<WR_MAX, T>(a...);
+    default:      return WR_ERR_UNSUPPORTED;   /* lib/ never passes these */
+    }
+}
+template <class F, typename... A>
+wr_status dispatch(wr_type t, wr_op o, A &&...a)
+{
+    switch (t) {
+    case WR_INT32:  return dispatch_int<F, int32_t>(o, a...);
+    case WR_INT64:  return dispatch_int<F, int64_t>(o, a...);
+    case WR_UINT32: return dispatch_int<F, uint32_t>(o, a...);
+    case WR_UINT64: return dispatch_int<F, uint64_t>(o, a...);
+    case WR_FLOAT:  return dispatch_float<F, float>(o, a...);
+    case WR_DOUBLE: return dispatch_float<F, double>(o, a...);
+    }
+    return WR_ERR_UNSUPPORTED;
+}
+/* F::run<T>(args...) by type only (argmin/argmax). */
+template <class F, typename... A>
+wr_status dispatch_type(wr_type t, A &&...a)
+{
+    switch (t) {
+    case WR_INT32:  return F::template run<int32_t>(a...);
+    case WR_INT64:  return F::template run<int64_t>(a...);
+    case WR_UINT32: return F::template run<uint32_t>(a...);
+    case WR_UINT64: return F::template run<uint64_t>(a...);
+    case WR_FLOAT:  return F::template run<float>(a...);
+    case WR_DOUBLE: return F::template run<double>(a...);
+    }
+    return WR_ERR_UNSUPPORTED;
+}
+
+} /* namespace wrcuda */
+
+#endif /* WRCUDA_BACKEND_CUH */

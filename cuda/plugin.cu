@@ -1,0 +1,183 @@
+/*
+ * plugin.cu -- the CUDA backend: a plugin that exports one symbol,
+ * warpred_backend_ops (see lib/wr_backend.h), and nothing else.
+ *
+ * This file holds the table and what is not an operation: opening the
+ * device, describing it, telling where a buffer lives.  The pool of strands
+ * and the end of a call are in pool.cu, the staging pipelines in
+ * staging.cu, the operations in ops.cu.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <new>
+#include "plugin.cuh"
+
+#define WRCUDA_EXPORT __attribute__((visibility("default")))
+
+namespace wrcuda {
+
+namespace {
+
+/* A kernel that proves the plugin holds code this device can run. */
+__global__ void k_probe(int *p) { if (p) *p = 0; }
+
+wr_mem_kind kind_of(const void *p)
+{
+    cudaPointerAttributes a;
+    if (cudaPointerGetAttributes(&a, p) != cudaSuccess) {
+        (void)cudaGetLastError();
+        return WR_MEM_HOST;
+    }
+    switch (a.type) {
+    case cudaMemoryTypeDevice:  return WR_MEM_DEVICE;
+    case cudaMemoryTypeManaged: return WR_MEM_MANAGED;
+    case cudaMemoryTypeHost:    return WR_MEM_HOST_PINNED;
+    default:                    return WR_MEM_HOST;
+    }
+}
+
+wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
+{
+    int n = 0, dev = 0;
+    cudaError_t e = cudaGetDeviceCount(&n);
+    *out = nullptr;
+    if (e != cudaSuccess) {
+        snprintf(err, WR_ERRLEN, "cudaGetDeviceCount: %s", cudaGetErrorString(e));
+        (void)cudaGetLastError();
+        return WR_ERR_NO_BACKEND;
+    }
+    if (n == 0) {
+        snprintf(err, WR_ERRLEN, "no CUDA-capable device");
+        return WR_ERR_NO_BACKEND;
+    }
+    cudaDeviceProp p;
+    if ((e = cudaGetDevice(&dev)) != cudaSuccess || (e = cudaSetDevice(dev)) != cudaSuccess ||
+        (e = cudaGetDeviceProperties(&p, dev)) != cudaSuccess || (e = cudaFree(nullptr)) != cudaSuccess) {
+        snprintf(err, WR_ERRLEN, "opening CUDA device %d: %s", dev, cudaGetErrorString(e));
+        (void)cudaGetLastError();
+        return WR_ERR_NO_BACKEND;
+    }
+    cudaFuncAttributes fa;
+    if ((e = cudaFuncGetAttributes(&fa, k_probe)) != cudaSuccess) {
+        snprintf(err, WR_ERRLEN, "cudaFuncGetAttributes: %s (the plugin has no code for sm_%d%d)",
+                 cudaGetErrorString(e), p.major, p.minor);
+        (void)cudaGetLastError();
+        return WR_ERR_NO_BACKEND;
+    }
+    state *ctx = new (std::nothrow) state();
+    if (ctx == nullptr) {
+        snprintf(err, WR_ERRLEN, "out of host memory");
+        return WR_ERR_NO_MEMORY;
+    }
+    ctx->dev = dev;
+    ctx->sms = p.multiProcessorCount > 0 ? p.multiProcessorCount : 1;
+    ctx->can_map = p.canMapHostMemory != 0;
+    /* Spin on done words only where waiting may spin: the application did
+     * not ask for blocking or yielding waits (cudaSetDeviceFlags; "auto"
+     * spins while the host has more cores than active CUDA contexts, as on
+     * any machine this library is meant for), and the environment does not
+     * say WARPRED_CUDA_WAIT=sync. */
+    unsigned flags = 0;
+    if (cudaGetDeviceFlags(&flags) != cudaSuccess) {
+        (void)cudaGetLastError();
+        flags = cudaDeviceScheduleBlockingSync;
+    }
+    const unsigned sched = flags & cudaDeviceScheduleMask;
+    /* WARPRED_CUDA_WAIT=sync|spin (spin: the default, where waits may spin) */
+    const char *w = host->getenv("WARPRED_CUDA_WAIT");
+    if (w && *w && strcmp(w, "sync") != 0 && strcmp(w, "spin") != 0) {
+        snprintf(err, WR_ERRLEN, "WARPRED_CUDA_WAIT=%.40s: expected sync or spin", w);
+        delete ctx;
+        return WR_ERR_INVALID_ARG;
+    }
+    ctx->spin = (sched == cudaDeviceScheduleAuto || sched == cudaDeviceScheduleSpin) && !(w && strcmp(w, "sync") == 0);
+    snprintf(ctx->desc, sizeof ctx->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
+    /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
+     * ones to exercise many chunks), at most 16 GiB, rounded up to whole
+     * scan tiles (of kScanTileBytes, whatever the type): every chunk of a
+     * staged scan then starts on a tile boundary, and the staged scan has the
+     * bits of the same scan on device memory (the left fold of
+     * scan_tile_state.cuh). */
+    size_t sb = (size_t)32 << 20;
+    if (host->env_count("WARPRED_CUDA_STAGING_BYTES", 1, (size_t)16 << 30, &sb, err) < 0) {
+        delete ctx;
+        return WR_ERR_INVALID_ARG;
+    }
+    const size_t unit = kScanTileBytes;
+    sb = (sb + unit - 1) / unit * unit;
+    ctx->stage_bytes = sb;
+    /* WARPRED_CUDA_SCAN_BLOCKS: the most resident blocks a scan uses, for
+     * tests (with few blocks each one scans many tiles in turn: see
+     * scan_kernel.cuh); the default is as many as fit */
+    size_t nb = 0;
+    if (host->env_count("WARPRED_CUDA_SCAN_BLOCKS", 1, 65535, &nb, err) < 0) {
+        delete ctx;
+        return WR_ERR_INVALID_ARG;
+    }
+    ctx->scan_blocks = (unsigned)nb;
+    try {
+        ctx->all.reserve(64);
+        ctx->idle.reserve(64);
+    } catch (...) {
+        delete ctx;
+        snprintf(err, WR_ERRLEN, "out of host memory");
+        return WR_ERR_NO_MEMORY;
+    }
+    *out = ctx;
+    return WR_SUCCESS;
+}
+
+void cu_close(void *s)
+{
+    state *ctx = (state *)s;
+    if (ctx == nullptr) return;
+    (void)cudaSetDevice(ctx->dev);
+    for (strand *S : ctx->all) strand_destroy(S);
+    delete ctx;
+}
+
+void cu_describe(void *s, char *buf, size_t len)
+{
+    snprintf(buf, len, "%s", ((state *)s)->desc);
+}
+
+int cu_threads(void *) { return 0; }
+
+wr_mem_kind cu_locate(void *s, const void *p)
+{
+    if (cudaSetDevice(((state *)s)->dev) != cudaSuccess) (void)cudaGetLastError();
+    return kind_of(p);
+}
+
+wr_status cu_set_stream(void *, void *, char *err)
+{
+    snprintf(err, WR_ERRLEN, "stream-ordered calls are not available yet");
+    return WR_ERR_NO_BACKEND;
+}
+
+/* Every call completes before it returns: nothing is left to wait for. */
+wr_status cu_synchronize(void *, char *) { return WR_SUCCESS; }
+
+} /* namespace */
+
+} /* namespace wrcuda */
+
+/* The plugin's one exported name (lib/plugin.c dlsym()s it). */
+extern "C" WRCUDA_EXPORT const struct wr_backend_ops warpred_backend_ops = {
+    /* abi             */ WR_BACKEND_ABI,
+    /* name            */ "cuda",
+    /* open            */ wrcuda::cu_open,
+    /* close           */ wrcuda::cu_close,
+    /* describe        */ wrcuda::cu_describe,
+    /* threads         */ wrcuda::cu_threads,
+    /* locate          */ wrcuda::cu_locate,
+    /* check_offsets   */ wrcuda::cu_check_offsets,
+    /* set_stream      */ wrcuda::cu_set_stream,
+    /* synchronize     */ wrcuda::cu_synchronize,
+    /* reduce          */ wrcuda::cu_reduce,
+    /* scan            */ wrcuda::cu_scan,
+    /* reduce_rows     */ wrcuda::cu_reduce_rows,
+    /* reduce_segments */ wrcuda::cu_reduce_segments,
+    /* argext          */ wrcuda::cu_argext,
+};

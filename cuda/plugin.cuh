@@ -1,0 +1,161 @@
+/*
+ * plugin.cuh -- what the host side of the CUDA plugin shares (not
+ * installed): the context's state, the pool of strands and the end of a
+ * call (pool.cu), the staging pipelines (staging.cu) and the operations
+ * (ops.cu) that plugin.cu's ops table points at.
+ */
+#ifndef WRCUDA_PLUGIN_CUH
+#define WRCUDA_PLUGIN_CUH
+
+#include <mutex>
+#include <vector>
+#include "backend.cuh"
+
+namespace wrcuda {
+
+/* A context's state, made by open() (plugin.cu). */
+struct state {
+    int dev;
+    int sms;
+    bool can_map;                /* the device can write mapped pinned host memory */
+    bool spin;                   /* calls may spin on the strand's done word (pool.cu) */
+    char desc[300];
+    size_t stage_bytes;          /* per staging buffer */
+    unsigned scan_blocks;        /* WARPRED_CUDA_SCAN_BLOCKS (0: as many as fit) */
+    std::mutex mu;
+    std::vector<strand *> idle;  /* strands not in use */
+    std::vector<strand *> all;
+};
+
+/*
+ * A strand as the host side sees it: the part the launchers use
+ * (backend.cuh) plus the end of the call.
+ *
+ * Result delivery.  A reduce or argmin/argmax whose result goes to host
+ * memory has its last kernel write the result straight into hres, a small
+ * pinned host area mapped into the device's address space (zero-copy: the
+ * store crosses PCIe as part of the kernel), and the end of the call copies
+ * it to the caller with memcpy (give()).  A cudaMemcpyAsync from the device
+ * to the caller's variable would be, for pageable memory, a staged,
+ * synchronous copy: several microseconds of a small call.  Without mapping
+ * (a device that cannot, or cudaHostGetDevicePointer refused) the kernel
+ * writes slot 0 and a device-to-pinned cudaMemcpyAsync brings it into hres:
+ * asynchronous, still no pageable copy.
+ */
+struct host_strand : strand {
+    unsigned char *hres = nullptr;      /* pinned host result area, kSlotBytes, then the done word */
+    unsigned char *hres_dev = nullptr;  /* its device alias, or nullptr when not mapped */
+    unsigned *done_host = nullptr;      /* the done word (in the hres allocation), or nullptr: no spin */
+    unsigned *done_dev = nullptr;       /* its device alias */
+    unsigned seq = 0;                   /* the last sequence number given out */
+    unsigned armed = 0;                 /* this call's, if its last launch signals; else 0 */
+    bool copies = false;                /* this call queued work on h2d/d2h */
+    struct give { void *dst; size_t off, bytes; } gives[2];
+    int ngive = 0;                      /* results to copy out of hres after the call's work */
+};
+
+/* every strand is a host_strand (pool.cu makes them) */
+inline host_strand &host_side(strand &S) { return static_cast<host_strand &>(S); }
+
+/* whether the device works on memory of kind k in place */
+inline bool dev_ok(wr_mem_kind k) { return k == WR_MEM_DEVICE || k == WR_MEM_MANAGED; }
+
+/* result / carry slot i of the strand */
+inline unsigned char *slot(strand &S, int i) { return S.slot + (size_t)i * kSlotBytes; }
+
+/* ---- the pool and the end of a call (pool.cu) ---------------------------- */
+
+/* Every strand of a context, when it closes. */
+void strand_destroy(strand *S);
+
+/* The start of a call: the context's device made current and a strand taken
+ * from the pool (NULL on failure, with *st and err set). */
+strand *call_begin(state *ctx, wr_status *st, char *err);
+/* The end of a call whose work queued with status st: on success, wait for
+ * the work and deliver the host results; on failure, drain the strand.  The
+ * strand goes back to the pool.  Returns the call's status. */
+wr_status call_end(state *ctx, strand *S, wr_status st, char *err);
+
+/* Run fn(strand) as one call on context state s: the shape of every
+ * operation. */
+template <class Fn>
+wr_status with_strand(void *s, char *err, Fn fn)
+{
+    state *ctx = (state *)s;
+    wr_status st = WR_SUCCESS;
+    strand *S = call_begin(ctx, &st, err);
+    if (S == nullptr) return st;
+    return call_end(ctx, S, fn(*S), err);
+}
+
+/* The done word for a call's last launch (kNoDone where the strand has
+ * none: the end of the call then synchronises the stream).  Only the launch
+ * after which nothing else is queued may take it. */
+done_sig arm(strand &S);
+/* Where the last launch of a call writes a result bound for host memory. */
+void *host_result(strand &S);
+/* After that launch: bring the result into hres if the kernel could not
+ * write there itself. */
+wr_status fetch_result(strand &S, size_t bytes, char *err);
+/* Copy bytes at hres + off to host dst once the call's work is done. */
+void give(strand &S, void *dst, size_t off, size_t bytes);
+
+/* ---- staging (staging.cu) ------------------------------------------------- */
+
+/* The staging buffers and copy streams, made on a strand's first
+ * host-memory call; every user of h2d/d2h comes through here. */
+wr_status ensure_staging(state *ctx, strand &S, char *err);
+/* Make bytes of host memory at src visible at S.sdev[b] (issued on S.h2d
+ * once reuse_after has fired; S.st waits for the copy).  Pageable memory goes
+ * through S.shost[b] first; extra (if any) is a second copy issued with it. */
+wr_status stage_in(strand &S, int b, const void *src, size_t bytes, bool pageable, cudaEvent_t reuse_after,
+                   char *err, void *x_dst = nullptr, const void *x_src = nullptr, size_t x_bytes = 0);
+
+/* Enqueue launch(device pointer, len, offset) over count elements of in: once
+ * over the whole array when the device can read it, else chunk by chunk
+ * through the staging buffers (a chunk's launch folds its result onto the
+ * previous chunks', so it needs to know its offset). */
+template <class Launch>
+wr_status each_chunk(state *ctx, strand &S, const void *in, wr_mem_kind kin, size_t count, size_t es, char *err,
+                     Launch launch)
+{
+    if (dev_ok(kin)) return launch(in, count, 0);
+    WRCUDA_TRY(ensure_staging(ctx, S, err));
+    const size_t C = S.sbytes / es;
+    for (size_t k = 0, off = 0; off < count; k++, off += C) {
+        const int b = (int)(k % kStagingBufs);
+        const size_t len = count - off < C ? count - off : C;
+        WRCUDA_TRY(stage_in(S, b, (const char *)in + off * es, len * es, kin == WR_MEM_HOST, S.e_comp[b], err));
+        WRCUDA_TRY(launch(S.sdev[b], len, off));
+        WRCUDA_CK(cudaEventRecord, (S.e_comp[b], S.st));
+    }
+    return WR_SUCCESS;
+}
+
+/* A scan with its input or output (or both) in host memory, chunk by chunk
+ * through the staging buffers. */
+wr_status scan_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
+                      size_t count, wr_type t, wr_op o, int exclusive, char *err);
+/* reduce_rows (hoff NULL: segment s begins at s * cols) or reduce_segments
+ * (hoff: host-readable offsets) with the input or the output in host
+ * memory, chunk by chunk through the staging buffers. */
+wr_status segments_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
+                          size_t nseg, const size_t *hoff, size_t cols, wr_type t, wr_op o, char *err);
+
+/* ---- the operations (ops.cu), as the ops table calls them ---------------- */
+
+wr_status cu_check_offsets(void *s, const size_t *offsets, size_t nseg, size_t sum[5], char *err);
+wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, size_t count, wr_type t, wr_op o,
+                    char *err);
+wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_t count, wr_type t, wr_op o,
+                  int exclusive, char *err);
+wr_status cu_reduce_rows(void *s, const wr_call *call, const void *in, void *out, size_t rows, size_t cols,
+                         wr_type t, wr_op o, char *err);
+wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void *out, size_t nseg,
+                             const size_t *offsets, wr_type t, wr_op o, char *err);
+wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, wr_type t, int is_max,
+                    size_t *index, void *value, char *err);
+
+} /* namespace wrcuda */
+
+#endif /* WRCUDA_PLUGIN_CUH */

@@ -3,7 +3,7 @@
  * count, floating results are the same bits on every run", on the cuda
  * backend, where it is not free: the single-pass scan's look-back stops at
  * whichever earlier tile has published its prefix, and that depends on
- * timing (cuda/wrc_scan.cu explains why the result does not).
+ * timing (cuda/scan_tile_state.cuh explains why the result does not).
  *
  * Float and double SUM, PROD and MAX (with NaNs of several bit patterns:
  * the first one met must come out, whatever the look-back did), scan and

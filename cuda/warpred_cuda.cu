@@ -49,6 +49,7 @@
 #include <new>
 #include <vector>
 #include "wrc.cuh"
+#include "exact.cuh"
 
 #define WRC_EXPORT __attribute__((visibility("default")))
 
@@ -135,6 +136,7 @@ void lane_destroy(lane *L)
     cudaFree(L->sblk);
     cudaFree(L->segctr);
     cudaFree(L->doff);
+    cudaFree(L->xs);
     cudaFreeHost(X(*L).hres);
     for (int b = 0; b < kStages; b++) {
         cudaFree(L->sdev[b]);
@@ -590,10 +592,16 @@ wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, siz
          * when the device can reach it, else the lane's host result area. */
         void *acc = out_dev ? out : (void *)slot(L, 0);
         void *fin = out_dev ? out : host_result(L);
+        const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
+        if (exact) WRC_TRY(exact_scratch(L, err));
         WRC_TRY(each_chunk(S, L, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
             /* (a lane whose hres is not mapped has no done word: fetch_result's
              * copy is then waited for by synchronising) */
             const bool last = off + len == count;
+            if (exact)          /* chunks carry an exact accumulator, not a rounded value */
+                return launch_exact_reduce(L, d, len, t, off ? exact_carry(L, 0) : nullptr,
+                                           last ? nullptr : exact_carry(L, 0), last ? fin : nullptr,
+                                           last ? arm(L) : kNoDone, err);
             return launch_reduce(L, d, len, t, o, last ? fin : acc, off ? acc : nullptr, last ? arm(L) : kNoDone, err);
         }));
         if (!out_dev) {
@@ -691,10 +699,11 @@ wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_
  */
 template <class Begin>
 wr_status segments_staged(state *S, lane &L, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
-                          size_t nseg, Begin begin, wr_type t, wr_op o, char *err)
+                          size_t nseg, Begin begin, wr_type t, wr_op o, bool exact, char *err)
 {
     const size_t es = wr_backend_type_size(t);
     WRC_TRY(ensure_seg_staging(S, L, err));
+    if (exact) WRC_TRY(exact_scratch(L, err));
     const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
     const size_t C = L.sbytes / es, smax = L.soff_n - 1, end = begin(nseg);
     pending pend[kStages] = {};
@@ -731,10 +740,17 @@ wr_status segments_staged(state *S, lane &L, const void *in, wr_mem_kind kin, vo
         }
         if (!out_dev) WRC_CK(cudaStreamWaitEvent, (L.st, L.e_out[b], 0));   /* L.sres[b] copied out */
         char *res = out_dev ? (char *)out + s * es : (char *)L.sres[b];
-        WRC_TRY(launch_segments(L, dsrc, res, m, L.soff_dev[b], 0, 0, (double)len / (double)m, t, o, kNoDone, err));
-        if (cont || last_cont)
-            WRC_TRY(launch_seg_fix(L, res, m, slot(L, 1 + (int)((k + 1) % 2)), slot(L, 1 + (int)(k % 2)),
-                                   cont, last_cont, t, o, err));
+        if (exact) {        /* reproducible float SUM: cut segments carry exact accumulators */
+            WRC_TRY(launch_exact_segments(L, dsrc, res, m, L.soff_dev[b], 0, 0, (double)len / (double)m, t,
+                                          cont ? exact_carry(L, (int)((k + 1) % 2)) : nullptr,
+                                          last_cont ? exact_carry(L, (int)(k % 2)) : nullptr, kNoDone, err));
+        } else {
+            WRC_TRY(launch_segments(L, dsrc, res, m, L.soff_dev[b], 0, 0, (double)len / (double)m, t, o, kNoDone,
+                                    err));
+            if (cont || last_cont)
+                WRC_TRY(launch_seg_fix(L, res, m, slot(L, 1 + (int)((k + 1) % 2)), slot(L, 1 + (int)(k % 2)),
+                                       cont, last_cont, t, o, err));
+        }
         const size_t done = last_cont ? m - 1 : m;
         if (out_dev) {
             WRC_CK(cudaEventRecord, (L.e_comp[b], L.st));
@@ -757,9 +773,14 @@ wr_status cu_reduce_rows(void *s, const wr_call *call, const void *in, void *out
     state *S = (state *)s;
     return with_lane(s, err, [&](lane &L) -> wr_status {
         const wr_mem_kind kin = rows * cols != 0 ? call->in : WR_MEM_DEVICE, kout = call->out;
+        const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
+        if (dev_ok(kin) && dev_ok(kout) && exact)
+            return launch_exact_segments(L, in, out, rows, nullptr, 0, cols, (double)cols, t, nullptr, nullptr,
+                                         arm(L), err);
         if (dev_ok(kin) && dev_ok(kout))
             return launch_segments(L, in, out, rows, nullptr, 0, cols, (double)cols, t, o, arm(L), err);
-        return segments_staged(S, L, in, kin, out, kout, rows, [cols](size_t r) { return r * cols; }, t, o, err);
+        return segments_staged(S, L, in, kin, out, kout, rows, [cols](size_t r) { return r * cols; }, t, o, exact,
+                               err);
     });
 }
 
@@ -791,6 +812,7 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
         };
         const size_t total = call->last - call->first;
         const wr_mem_kind kin = total ? call->in : WR_MEM_DEVICE;
+        const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
         if (dev_ok(kin) && dev_ok(kout)) {
             const size_t *doff = offsets;
             if (!dev_ok(koff)) {                      /* host offsets: give the kernel a copy */
@@ -798,10 +820,14 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
                 WRC_CK(cudaMemcpyAsync, (L.doff, offsets, obytes, cudaMemcpyHostToDevice, L.st));
                 doff = L.doff;
             }
+            if (exact)
+                return launch_exact_segments(L, in, out, nseg, doff, 0, 0, (double)total / (double)nseg, t, nullptr,
+                                             nullptr, arm(L), err);
             return launch_segments(L, in, out, nseg, doff, 0, 0, (double)total / (double)nseg, t, o, arm(L), err);
         }
         if (!hoff) WRC_TRY(copy_offsets());
-        return segments_staged(S, L, in, kin, out, kout, nseg, [hoff](size_t i) { return hoff[i]; }, t, o, err);
+        return segments_staged(S, L, in, kin, out, kout, nseg, [hoff](size_t i) { return hoff[i]; }, t, o, exact,
+                               err);
     });
 }
 

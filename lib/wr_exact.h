@@ -71,6 +71,11 @@
 #else
 #  define WRX_HD static inline
 #endif
+#if defined(__CUDA_ARCH__)
+#  define WRX_ROLLED _Pragma("unroll 1")   /* device code: loops over digits stay loops */
+#else
+#  define WRX_ROLLED
+#endif
 
 #define WRX_DIGITS 67              /* digits of an accumulator */
 #define WRX_TOP (WRX_DIGITS - 1)   /* the signed top digit */
@@ -159,7 +164,7 @@ WR_HD int wrx_clz32(uint32_t v)
 WRX_HD void wrx_init(wrx_acc *a)
 {
     int k;
-    for (k = 0; k < WRX_DIGITS; k++) a->d[k] = 0;
+    WRX_ROLLED for (k = 0; k < WRX_DIGITS; k++) a->d[k] = 0;
     a->flags = WRX_MAGIC;
     a->load = 1;
 }
@@ -211,7 +216,7 @@ WRX_HD void wrx_normalize(wrx_acc *a)
 {
     int64_t c = 0;
     int k;
-    for (k = 0; k < WRX_TOP; k++) {
+    WRX_ROLLED for (k = 0; k < WRX_TOP; k++) {
         const int64_t v = a->d[k] + c;
         const int64_t low = (int64_t)(uint32_t)v;
         c = (v - low) / ((int64_t)1 << 32);
@@ -246,7 +251,7 @@ WRX_HD void wrx_merge(wrx_acc *a, const wrx_acc *b)
 {
     const uint32_t bl = b->load;
     int k;
-    for (k = 0; k < WRX_DIGITS; k++) a->d[k] += b->d[k];
+    WRX_ROLLED for (k = 0; k < WRX_DIGITS; k++) a->d[k] += b->d[k];
     a->flags |= b->flags;
     a->load += bl;
     if (a->load > WRX_LOAD_MAX) wrx_normalize(a);
@@ -296,11 +301,11 @@ WRX_HD uint64_t wrx_round_bits_inplace(wrx_acc *a, int is_double)
     wrx_normalize(a);
     if (a->d[WRX_TOP] < 0) {                  /* magnitude of a negative sum */
         sign = sign_bit;
-        for (k = 0; k < WRX_DIGITS; k++) a->d[k] = -a->d[k];
+        WRX_ROLLED for (k = 0; k < WRX_DIGITS; k++) a->d[k] = -a->d[k];
         wrx_normalize(a);
     }
     if (a->d[WRX_TOP] != 0) return inf | sign;   /* at least 2^1024 */
-    for (h = WRX_TOP - 1; h >= 0 && a->d[h] == 0; h--) {}
+    WRX_ROLLED for (h = WRX_TOP - 1; h >= 0 && a->d[h] == 0; h--) {}
     if (h < 0)                                /* an exact zero */
         return ((f & WRX_SOME) && !(f & WRX_NOTNEGZ)) ? sign_bit : 0;
 
@@ -312,7 +317,7 @@ WRX_HD uint64_t wrx_round_bits_inplace(wrx_acc *a, int is_double)
         const int hp = r - 1, hk = hp >> 5, hs = hp & 31;
         half = (int)(((uint64_t)a->d[hk] >> hs) & 1);
         sticky = ((uint64_t)a->d[hk] & (((uint64_t)1 << hs) - 1)) != 0;
-        for (k = hk - 1; k >= 0 && !sticky; k--) sticky = a->d[k] != 0;
+        WRX_ROLLED for (k = hk - 1; k >= 0 && !sticky; k--) sticky = a->d[k] != 0;
     } else {
         sticky = 1;                           /* the whole (non-zero) value is below half */
     }

@@ -133,6 +133,16 @@ static wr_status cpu_argext(void *state, const struct wr_call *call, const void 
     return wrcpu_argext(in, count, type, is_max, index, value, err);
 }
 
+static wr_status cpu_reduce_exact(void *state, const struct wr_call *call, const void *in, size_t count,
+                                  wr_type type, void *acc, char *err)
+{
+    (void)state;
+    (void)call;
+    (void)err;
+    wrcpu_exact_sum(in, count, type, 1, (wrx_acc *)acc);
+    return WR_SUCCESS;
+}
+
 const struct wr_backend_ops wrcpu_backend_ops = {
     .abi = WR_BACKEND_ABI,
     .name = "cpu",
@@ -149,4 +159,5 @@ const struct wr_backend_ops wrcpu_backend_ops = {
     .reduce_rows = cpu_reduce_rows,
     .reduce_segments = cpu_reduce_segments,
     .argext = cpu_argext,
+    .reduce_exact = cpu_reduce_exact,
 };

@@ -612,6 +612,24 @@ wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, siz
     });
 }
 
+/* The exact sum of a float/double array as a wrx_acc in host memory
+ * (wr_reduce_exact): chunks carry the accumulator in a device slot. */
+wr_status cu_reduce_exact(void *s, const wr_call *call, const void *in, size_t count, wr_type t, void *acc,
+                          char *err)
+{
+    state *S = (state *)s;
+    const size_t es = wr_backend_type_size(t);
+    return with_lane(s, err, [&](lane &L) -> wr_status {
+        WRC_TRY(exact_scratch(L, err));
+        void *c = exact_carry(L, 0);
+        WRC_TRY(each_chunk(S, L, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
+            return launch_exact_reduce(L, d, len, t, off ? c : nullptr, c, nullptr, kNoDone, err);
+        }));
+        WRC_CK(cudaMemcpyAsync, (acc, c, kAccBytes, cudaMemcpyDeviceToHost, L.st));
+        return WR_SUCCESS;
+    });
+}
+
 /* ---- argmin / argmax --------------------------------------------------------- */
 
 wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, wr_type t, int is_max,
@@ -894,4 +912,5 @@ extern "C" WRC_EXPORT const struct wr_backend_ops warpred_backend_ops = {
     /* reduce_rows     */ wrc::cu_reduce_rows,
     /* reduce_segments */ wrc::cu_reduce_segments,
     /* argext          */ wrc::cu_argext,
+    /* reduce_exact    */ wrc::cu_reduce_exact,
 };

@@ -58,8 +58,9 @@ typedef float xvf __attribute__((vector_size(XVB / 2)));
 static inline xvd xv_load_f32(const float *p)
 {
 #  if defined(__SSE2__) && !defined(__AVX__)
-    __m128d v = _mm_cvtps_pd(_mm_castpd_ps(_mm_load_sd((const double *)(const void *)p)));
-    return (xvd)v;
+    double two;                         /* the 8 bytes of two floats (memcpy: no aliasing) */
+    memcpy(&two, p, sizeof two);
+    return (xvd)_mm_cvtps_pd(_mm_castpd_ps(_mm_set_sd(two)));
 #  else
     xvf f;
     memcpy(&f, p, sizeof f);

@@ -40,7 +40,9 @@
 
 #if defined(__GNUC__) && (defined(__SSE2__) || defined(__aarch64__))
 #  define XVEC 1
-#  if defined(__AVX__)
+#  if defined(__AVX512F__)
+#    define XVB 64
+#  elif defined(__AVX__)
 #    define XVB 32
 #  else
 #    define XVB 16

@@ -58,6 +58,7 @@ static const char *missing_function(const struct wr_backend_ops *o)
     WRI_NEED(open) WRI_NEED(close) WRI_NEED(describe) WRI_NEED(threads) WRI_NEED(locate)
     WRI_NEED(check_offsets) WRI_NEED(set_stream) WRI_NEED(synchronize) WRI_NEED(reduce)
     WRI_NEED(scan) WRI_NEED(reduce_rows) WRI_NEED(reduce_segments) WRI_NEED(argext)
+    WRI_NEED(reduce_exact)
 #undef WRI_NEED
     return NULL;
 }

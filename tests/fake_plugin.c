@@ -218,6 +218,14 @@ static wr_status fake_argext(void *state, const struct wr_call *call, const void
     return WR_SUCCESS;
 }
 
+static wr_status fake_reduce_exact(void *state, const struct wr_call *call, const void *in, size_t count,
+                                   wr_type type, void *acc, char *err)
+{
+    (void)state; (void)call; (void)in; (void)count; (void)type; (void)acc;
+    snprintf(err, WR_ERRLEN, "fake plugin: no exact sums");
+    return WR_ERR_UNSUPPORTED;
+}
+
 #ifdef FAKE_NOSYM
 #  define FAKE_TABLE warpred_backend_ops_renamed
 #else
@@ -246,4 +254,5 @@ const struct wr_backend_ops FAKE_TABLE = {
     .reduce_rows = fake_rows,
     .reduce_segments = fake_segments,
     .argext = fake_argext,
+    .reduce_exact = fake_reduce_exact,
 };

@@ -1,8 +1,9 @@
 /*
  * plugin_loader.c -- the CUDA plugin loader and backend choice, on any
  * machine (no GPU needed), with the fake plugins of tests/fake_plugin.c,
- * each in its own folder of the build tree as warpred_cuda.so; the test
- * points WARPRED_PLUGIN_DIR at one of them before creating contexts.
+ * each copied as warpred_cuda.so into a private directory of the build tree
+ * (tests/testfs.h); the test points WARPRED_PLUGIN_DIR at one of them
+ * before creating contexts.
  *
  *  - no plugin, wrong ABI, no device, table missing: a CUDA context fails
  *    with WR_ERR_NO_BACKEND and a reason that says which ("not found",
@@ -24,16 +25,20 @@
 #include <string.h>
 #include "testutil.h"
 #include "fake_plugin.h"
+#include "testfs.h"
 
 #ifndef WR_TEST_BUILDDIR
 #  error "WR_TEST_BUILDDIR must name the top build directory"
 #endif
 
+/* A private copy of the variant, which the loader trusts whatever the
+ * build's umask ("fake_missing": an empty directory). */
 static void use_plugin(const char *variant)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/tests/%s/.libs", WR_TEST_BUILDDIR, variant);
-    setenv("WARPRED_PLUGIN_DIR", dir, 1);
+    setenv("WARPRED_PLUGIN_DIR",
+           strcmp(variant, "fake_missing") == 0 ? tf_tmpdir(WR_TEST_BUILDDIR "/tests", variant)
+                                                : tf_stage_plugin(WR_TEST_BUILDDIR, variant),
+           1);
 }
 
 static void set_range(const char *name, const void *p, size_t bytes)

@@ -12,6 +12,7 @@
  *   FAKE_ABI    the same table with a wrong ABI number.
  *   FAKE_NODEV  open() fails: WR_ERR_NO_BACKEND, "no CUDA device".
  *   FAKE_NOSYM  the table exported under another name.
+ *   FAKE_NULLFN the good table with a NULL function pointer (reduce_rows).
  *
  * "Device memory" of FAKE_GOOD: the address ranges in the environment
  * variables WR_FAKE_DEVICE, WR_FAKE_MANAGED and WR_FAKE_PINNED (pinned host
@@ -179,6 +180,10 @@ static wr_status fake_scan(void *state, const struct wr_call *call, const void *
     return WR_SUCCESS;
 }
 
+#ifdef FAKE_NULLFN
+#  define FAKE_ROWS NULL               /* what the loader must refuse */
+#else
+#  define FAKE_ROWS fake_rows
 static wr_status fake_rows(void *state, const struct wr_call *call, const void *in, void *out, size_t rows, size_t cols, wr_type type,
                            wr_op op, char *err)
 {
@@ -186,6 +191,7 @@ static wr_status fake_rows(void *state, const struct wr_call *call, const void *
     snprintf(err, WR_ERRLEN, "fake plugin: no reduce_rows");
     return WR_ERR_UNSUPPORTED;
 }
+#endif
 
 static wr_status fake_segments(void *state, const struct wr_call *call, const void *in, void *out, size_t nsegments, const size_t *offsets,
                                wr_type type, wr_op op, char *err)
@@ -243,7 +249,7 @@ const struct wr_backend_ops FAKE_TABLE = {
     .synchronize = fake_synchronize,
     .reduce = fake_reduce,
     .scan = fake_scan,
-    .reduce_rows = fake_rows,
+    .reduce_rows = FAKE_ROWS,
     .reduce_segments = fake_segments,
     .argext = fake_argext,
 };

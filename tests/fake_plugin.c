@@ -13,6 +13,10 @@
  *   FAKE_NODEV  open() fails: WR_ERR_NO_BACKEND, "no CUDA device".
  *   FAKE_NOSYM  the table exported under another name.
  *   FAKE_NULLFN the good table with a NULL function pointer (reduce_rows).
+ *   FAKE_HOSTILE the good table, plus a constructor that runs at dlopen()
+ *               and creates the file named by WR_HOSTILE_MARKER (read with
+ *               plain getenv, as an attacker's code would): tests/setuid.c
+ *               checks that a privileged process never maps it.
  *
  * "Device memory" of FAKE_GOOD: the address ranges in the environment
  * variables WR_FAKE_DEVICE, WR_FAKE_MANAGED and WR_FAKE_PINNED (pinned host
@@ -22,12 +26,31 @@
  * routing of device pointers without a GPU.
  */
 #include <config.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "wr_backend.h"
 #include "fake_plugin.h"
+#include <unistd.h>
+
+#ifdef FAKE_HOSTILE
+/* What a hostile plugin does first: anything, with the process's privileges. */
+__attribute__((constructor)) static void fake_hostile_constructor(void)
+{
+    const char *marker = getenv("WR_HOSTILE_MARKER");
+    int fd;
+    if (marker == NULL || marker[0] == '\0') return;
+    fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "uid %ld euid %ld\n", (long)getuid(), (long)geteuid());
+        if (n > 0) (void)!write(fd, line, (size_t)n);
+        close(fd);
+    }
+}
+#endif
 
 struct range { uintptr_t lo, hi; };
 struct fake { struct range dev, managed, pinned; };

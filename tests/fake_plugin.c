@@ -17,6 +17,10 @@
  *               and creates the file named by WR_HOSTILE_MARKER (read with
  *               plain getenv, as an attacker's code would): tests/setuid.c
  *               checks that a privileged process never maps it.
+ *   FAKE_NEEDSCORE the good table, but open() calls wr_type_size(), a symbol
+ *               of libwarpred: it loads only where libwarpred's symbols are
+ *               global, and tests/dlopen_local.c checks that the failure
+ *               under dlopen(RTLD_LOCAL) is reported, never silent.
  *
  * "Device memory" of FAKE_GOOD: the address ranges in the environment
  * variables WR_FAKE_DEVICE, WR_FAKE_MANAGED and WR_FAKE_PINNED (pinned host
@@ -80,7 +84,14 @@ static wr_status fake_open(void **state, const struct wr_host_api *host, char *e
     snprintf(err, WR_ERRLEN, "no CUDA device (fake plugin)");
     return WR_ERR_NO_BACKEND;
 #else
-    struct fake *f = (struct fake *)malloc(sizeof *f);
+    struct fake *f;
+#ifdef FAKE_NEEDSCORE
+    if (wr_type_size(WR_INT32) != 4) {            /* a libwarpred symbol */
+        snprintf(err, WR_ERRLEN, "fake plugin: wr_type_size is not libwarpred's");
+        return WR_ERR_NO_BACKEND;
+    }
+#endif
+    f = (struct fake *)malloc(sizeof *f);
     if (f == NULL) {
         snprintf(err, WR_ERRLEN, "fake plugin: out of memory");
         return WR_ERR_NO_MEMORY;

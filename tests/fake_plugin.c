@@ -22,6 +22,11 @@
  *               global, and tests/dlopen_local.c checks that the failure
  *               under dlopen(RTLD_LOCAL) is reported, never silent.
  *
+ * Every variant whose open() can succeed parses WR_FAKE_COUNT (a whole
+ * number from 1 to 1000000) with the host's env_count, as the CUDA plugin
+ * parses its own variables once it has found a device, so that
+ * tests/env_values.c can check a plugin's bad value without a GPU.
+ *
  * "Device memory" of FAKE_GOOD: the address ranges in the environment
  * variables WR_FAKE_DEVICE, WR_FAKE_MANAGED and WR_FAKE_PINNED (pinned host
  * memory) ("ADDRESS:BYTES" in hex and decimal), read by open().  locate()
@@ -85,12 +90,14 @@ static wr_status fake_open(void **state, const struct wr_host_api *host, char *e
     return WR_ERR_NO_BACKEND;
 #else
     struct fake *f;
+    size_t count = 0;
 #ifdef FAKE_NEEDSCORE
     if (wr_type_size(WR_INT32) != 4) {            /* a libwarpred symbol */
         snprintf(err, WR_ERRLEN, "fake plugin: wr_type_size is not libwarpred's");
         return WR_ERR_NO_BACKEND;
     }
 #endif
+    if (host->env_count("WR_FAKE_COUNT", 1, 1000000, &count, err) < 0) return WR_ERR_INVALID_ARG;
     f = (struct fake *)malloc(sizeof *f);
     if (f == NULL) {
         snprintf(err, WR_ERRLEN, "fake plugin: out of memory");

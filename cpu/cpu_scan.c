@@ -33,6 +33,8 @@
 #endif
 #include "cpu_internal.h"
 
+WRCPU_TARGET_BEGIN                 /* this variant's instruction set, to the end */
+
 /* The running total before a block. */
 struct wrcpu_carry {
     union wrcpu_val v;      /* integers: the total */
@@ -554,3 +556,5 @@ wr_status wrcpu_scan(const void *in, void *out, size_t count, wr_type type, wr_o
     set_first(c.red, out, exclusive);
     return WR_SUCCESS;
 }
+
+WRCPU_TARGET_END

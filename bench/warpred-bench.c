@@ -42,6 +42,7 @@ struct opts {
     int reps, warmup;
     int full, want_matrix, want_seed, want_host;
     int check, progress, targets;
+    int refs;                  /* time the reference loops (cpu) or CUB (cuda) */
     const char *csv, *json;
     uint64_t seed;
 };
@@ -81,6 +82,8 @@ static void usage(FILE *f)
 "  --seed-table             the source articles' kernels on N = 33,554,432 floats\n"
 "  --host-table             host-resident input through cpu, cuda and AUTO\n"
 "  --no-check               skip the host-reference checks (faster)\n"
+"  --no-ref                 skip the reference implementations (OpenMP loops,\n"
+"                           CUB); the memory-copy ceiling is still measured\n"
 "  --seed N                 seed of the input data (default 1)\n"
 "Output:\n"
 "  --csv FILE|-             all rows as CSV\n"
@@ -217,6 +220,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
     o->reps = 20;
     o->warmup = 2;
     o->check = 1;
+    o->refs = 1;
     o->seglen = 1024;
     o->seed = 1;
     for (i = 1; i < argc; i++) {
@@ -259,6 +263,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(a, "--seed-table")) o->want_seed = 1;
         else if (!strcmp(a, "--host-table")) o->want_host = 1;
         else if (!strcmp(a, "--no-check")) o->check = 0;
+        else if (!strcmp(a, "--no-ref")) o->refs = 0;
         else if (!strcmp(a, "--progress")) progress = 1;
         else if (!strcmp(a, "--no-progress")) progress = 0;
         else if (!strcmp(a, "--targets")) o->targets = 1;
@@ -517,7 +522,9 @@ static void run_cell(struct env *e, const struct bench_cell *c, double ceil_gbps
         verify_ours(e, &a, o, &row);
     }
 
-    if (e->device) {
+    if (!o->refs) {
+        /* --no-ref */
+    } else if (e->device) {
         run_cub(e, c, o, &row);
     } else if (c->op == WR_SUM && (c->func == BF_REDUCE || c->func == BF_SCAN || c->func == BF_EXSCAN)) {
         struct loopcall l = { c, e->in, e->out };

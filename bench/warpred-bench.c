@@ -44,6 +44,7 @@ struct opts {
     int full, want_matrix, want_seed, want_host;
     int check, progress, targets;
     int fmodes;                /* FM_* bits: float modes of the float SUM cells */
+    int refs;                  /* time the reference loops (cpu) or CUB (cuda) */
     const char *csv, *json;
     uint64_t seed;
 };
@@ -88,6 +89,8 @@ static void usage(FILE *f)
 "                           and segments (default fast); with both, each\n"
 "                           reproducible row's reference is the fast row of\n"
 "                           the same cell (ratio: fast time / reproducible)\n"
+"  --no-ref                 skip the reference implementations (OpenMP loops,\n"
+"                           CUB); the memory-copy ceiling is still measured\n"
 "  --seed N                 seed of the input data (default 1)\n"
 "Output:\n"
 "  --csv FILE|-             all rows as CSV\n"
@@ -224,6 +227,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
     o->reps = 20;
     o->warmup = 2;
     o->check = 1;
+    o->refs = 1;
     o->seglen = 1024;
     o->seed = 1;
     o->fmodes = FM_FAST;
@@ -274,6 +278,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
             else if (!strcmp(m, "both")) o->fmodes = FM_FAST | FM_REPRO;
             else die_usage("unknown float mode '%s' (fast, reproducible, both)", m);
         }
+        else if (!strcmp(a, "--no-ref")) o->refs = 0;
         else if (!strcmp(a, "--progress")) progress = 1;
         else if (!strcmp(a, "--no-progress")) progress = 0;
         else if (!strcmp(a, "--targets")) o->targets = 1;
@@ -539,6 +544,8 @@ static double run_cell_mode(struct env *e, const struct bench_cell *c, double ce
             strcpy(row.ref_name, "fast mode");
             row.ref_time = fast_time;
         }
+    } else if (!o->refs) {
+        /* --no-ref */
     } else if (e->device) {
         run_cub(e, c, o, &row);
     } else if (c->op == WR_SUM && (c->func == BF_REDUCE || c->func == BF_SCAN || c->func == BF_EXSCAN)) {

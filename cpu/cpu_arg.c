@@ -22,10 +22,12 @@
 #include <config.h>
 #include <math.h>
 #include <string.h>
-#include "cpu_internal.h"
 #if defined(__SSE2__)
 #  include <emmintrin.h>
 #endif
+#include "cpu_internal.h"
+
+WRCPU_TARGET_BEGIN                 /* this variant's instruction set, to the end */
 
 struct wrcpu_arg {
     size_t size;
@@ -167,3 +169,5 @@ wr_status wrcpu_argext(const void *in, size_t count, wr_type type, int is_max, s
     if (value != NULL) memcpy(value, x + best * k->size, k->size);
     return WR_SUCCESS;
 }
+
+WRCPU_TARGET_END

@@ -5,7 +5,8 @@
  * context may be used from many threads at once, and a call made inside the
  * caller's own parallel region runs in that thread (OpenMP leaves nested
  * regions inactive) and gives the same bits.  lib/api.c has validated every
- * argument; the kernels live in cpu_reduce.c, cpu_scan.c and cpu_arg.c.
+ * argument; the kernels live in cpu_reduce.c, cpu_scan.c and cpu_arg.c, in
+ * one variant per instruction set, and cpu_isa.c chooses which one runs.
  */
 #include <config.h>
 #include <stdio.h>
@@ -13,12 +14,11 @@
 #include "cpu_internal.h"
 #include "cpu_exact.h"
 
+/* WARPRED_CPU_ISA: which variant of the kernels runs (cpu_isa.c). */
 static wr_status cpu_open(void **state, const struct wr_host_api *host, char *err)
 {
-    (void)host;
-    (void)err;
     *state = NULL;
-    return WR_SUCCESS;
+    return wrcpu_isa_open(host, err);
 }
 
 static void cpu_close(void *state)
@@ -30,9 +30,10 @@ static void cpu_describe(void *state, char *buf, size_t len)
 {
     (void)state;
 #ifdef _OPENMP
-    snprintf(buf, len, "OpenMP, %d thread%s", omp_get_max_threads(), omp_get_max_threads() == 1 ? "" : "s");
+    snprintf(buf, len, "OpenMP, %d thread%s, %s", omp_get_max_threads(), omp_get_max_threads() == 1 ? "" : "s",
+             wrcpu_isa_name());
 #else
-    snprintf(buf, len, "serial (built without OpenMP)");
+    snprintf(buf, len, "serial (built without OpenMP), %s", wrcpu_isa_name());
 #endif
 }
 

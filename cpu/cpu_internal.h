@@ -13,6 +13,10 @@
  * count).  Work is cut into blocks whose size depends on nothing but the
  * count, and block results are combined in a fixed order; which thread
  * computes which block only changes when, never what.
+ *
+ * The kernel files are compiled once per instruction-set variant (see
+ * cpu_isa.h); cpu_isa.c chooses one per process, and the wrcpu_reduce,
+ * wrcpu_scan... that cpu_backend.c calls are its dispatchers.
  */
 #ifndef WR_CPU_INTERNAL_H
 #define WR_CPU_INTERNAL_H
@@ -22,6 +26,22 @@
 #include <string.h>
 #include "wr_backend.h"
 #include "wr_ops.h"
+#include "cpu_isa.h"
+
+/* In a variant's objects every cross-file name of the kernel files carries
+ * the variant's suffix (wrcpu_scan_v3...); the unsuffixed entry points are
+ * cpu_isa.c's dispatchers. */
+#ifdef WRCPU_ISA
+#  define wrcpu_red_kernels      WRCPU_ISA_NAME(wrcpu_red_kernels)
+#  define wrcpu_reduce_tree      WRCPU_ISA_NAME(wrcpu_reduce_tree)
+#  define wrcpu_store            WRCPU_ISA_NAME(wrcpu_store)
+#  define wrcpu_reduce           WRCPU_ISA_NAME(wrcpu_reduce)
+#  define wrcpu_reduce_rows      WRCPU_ISA_NAME(wrcpu_reduce_rows)
+#  define wrcpu_reduce_segments  WRCPU_ISA_NAME(wrcpu_reduce_segments)
+#  define wrcpu_argext           WRCPU_ISA_NAME(wrcpu_argext)
+#  define wrcpu_scan             WRCPU_ISA_NAME(wrcpu_scan)
+#  define wrcpu_kernels          WRCPU_ISA_NAME(wrcpu_kernels)
+#endif
 
 #ifdef _OPENMP
 #  include <omp.h>
@@ -198,6 +218,34 @@ wr_status wrcpu_argext(const void *in, size_t count, wr_type type, int is_max, s
 /* ---- scans (cpu_scan.c) -------------------------------------------------- */
 wr_status wrcpu_scan(const void *in, void *out, size_t count, wr_type type, wr_op op, int exclusive,
                    char *err);
+
+/* ---- variants (cpu_isa.h, cpu_isa.c) ------------------------------------ */
+
+/* The entry points of one variant (cpu_kernels.c). */
+struct wrcpu_kernels {
+    wr_status (*reduce)(const void *in, void *out, size_t count, wr_type type, wr_op op, char *err);
+    wr_status (*reduce_rows)(const void *in, void *out, size_t rows, size_t cols, wr_type type, wr_op op,
+                             char *err);
+    wr_status (*reduce_segments)(const void *in, void *out, size_t nsegments, const size_t *offsets,
+                                 wr_type type, wr_op op, char *err);
+    wr_status (*argext)(const void *in, size_t count, wr_type type, int is_max, size_t *index, void *value,
+                        char *err);
+    wr_status (*scan)(const void *in, void *out, size_t count, wr_type type, wr_op op, int exclusive,
+                      char *err);
+};
+
+#ifdef WRCPU_ISA
+extern const struct wrcpu_kernels wrcpu_kernels;
+#else
+/* Choose the process's variant, once: the one WARPRED_CPU_ISA names
+ * (through host), else the best the CPU runs.  Returns WR_SUCCESS;
+ * WR_ERR_INVALID_ARG for a value that names no variant, or another variant
+ * than the process already runs; WR_ERR_NO_BACKEND for a variant that this
+ * build lacks or this CPU cannot run; with the reason in err. */
+wr_status wrcpu_isa_open(const struct wr_host_api *host, char *err);
+/* What wr_context_describe says of the process's variant ("x86-64-v3"). */
+const char *wrcpu_isa_name(void);
+#endif
 
 /* Number of threads a parallel region of this call may use (1 without
  * OpenMP). */

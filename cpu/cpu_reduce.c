@@ -26,6 +26,8 @@
 #include <string.h>
 #include "cpu_internal.h"
 
+WRCPU_TARGET_BEGIN                 /* this variant's instruction set, to the end */
+
 /*
  * Per type: min/max lanes.
  *
@@ -358,3 +360,5 @@ wr_status wrcpu_reduce_segments(const void *in, void *out, size_t nsegments, con
     }
     return WR_SUCCESS;
 }
+
+WRCPU_TARGET_END

@@ -33,6 +33,8 @@
 #endif
 #include "cpu_internal.h"
 
+WRCPU_TARGET_BEGIN                 /* this variant's instruction set, to the end */
+
 /* The running total before a block. */
 struct wrcpu_carry {
     union wrcpu_val v;      /* integers: the total */
@@ -62,9 +64,9 @@ struct wrcpu_scan {
 /* Copy bytes (whole elements) to dst with non-temporal stores where dst is
  * 16-byte aligned; the caller fences (wrcpu_stream_fence) before its results
  * are read by anyone. */
+#if defined(__SSE2__)
 static void wrcpu_stream_copy(void *dst, const void *src, size_t bytes)
 {
-#if defined(__SSE2__)
     char *d = (char *)dst;
     const char *s = (const char *)src;
     size_t head = (16 - ((uintptr_t)d & 15)) & 15;
@@ -84,10 +86,8 @@ static void wrcpu_stream_copy(void *dst, const void *src, size_t bytes)
     for (; bytes >= 16; bytes -= 16, d += 16, s += 16)
         _mm_stream_si128((__m128i *)d, _mm_loadu_si128((const __m128i *)s));
     memcpy(d, s, bytes);
-#else
-    memcpy(dst, src, bytes);
-#endif
 }
+#endif
 
 static void wrcpu_stream_fence(void)
 {
@@ -556,3 +556,5 @@ wr_status wrcpu_scan(const void *in, void *out, size_t count, wr_type type, wr_o
     set_first(c.red, out, exclusive);
     return WR_SUCCESS;
 }
+
+WRCPU_TARGET_END

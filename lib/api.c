@@ -304,6 +304,11 @@ static wr_status scan_common(const char *fn, wr_context *ctx, const void *in, vo
         struct buf b[2] = { BUF("in", in, bytes, es, 0, "count"), BUF("out", out, bytes, es, 1, "count") };
         CHECK(prepare(ctx, fn, b, 2, 1, READS_WRITES, &run, &call));
     }
+    /* reproducible float scans run on the cpu backend only (the cuda backend
+     * refuses them): AUTO keeps them there when the cpu can reach the buffers */
+    if (ctx->mode == WR_BACKEND_AUTO && run != &ctx->cpu && wrx_applies(call.fmode, type, op) &&
+        call.in != WR_MEM_DEVICE && call.out != WR_MEM_DEVICE)
+        run = &ctx->cpu;
     if (count == 0) return end_call(ctx, fn, run, WR_SUCCESS, err);
     return end_call(ctx, fn, run, run->ops->scan(run->state, &call, in, out, count, type, op, exclusive, err), err);
 }

@@ -106,7 +106,7 @@ static wr_status cpu_scan(void *state, const struct wr_call *call, const void *i
 {
     (void)state;
     if (wrx_applies(call->fmode, type, op))
-        return wrcpu_exact_scan(in, out, count, type, exclusive, NULL, err);
+        return wrcpu_exact_scan(in, out, count, type, exclusive, (const wrx_acc *)call->carry, err);
     return wrcpu_scan(in, out, count, type, op, exclusive, err);
 }
 

@@ -3,14 +3,15 @@
  * on the cpu backend: every output of wr_scan and wr_exscan, out of place
  * and in place, with 1, 2, 3 and 7 threads, must be the exact prefix sum
  * rounded once -- the bits of the exact reference (exact_ref.c, MPFR) --
- * and so the same bits with every thread count.
+ * and so the same bits with every thread count.  wr_scan_exact and
+ * wr_exscan_exact continue a scan from a wr_exact_sum.
  *
  * Data: adversarial sequences (massive cancellation, mixed exponents,
  * subnormals, ties, overflow and its undoing, signed zeros, infinities and
  * NaNs), each alone and planted at several places, piece boundaries of
  * every thread count among them, in random data long enough for the whole
  * team; random data at sizes 1 to 2^20+3.  Without MPFR only the agreement
- * between thread counts is checked.
+ * between thread counts and with wr_scan_exact is checked.
  */
 #include <config.h>
 #include <math.h>
@@ -153,6 +154,24 @@ static void check_scan(tu_tally *tl, const char *what, const void *x, size_t n, 
             }
     }
     set_threads(thread_counts[2]);
+    /* continued from an exact sum of a prefix: the tail of the whole scan */
+    if (n > 1) {
+        const size_t cut = (size_t)tu_below(&rng, n);
+        wr_exact_sum base;
+        tu_expect(tl, wr_exact_sum_init(&base) == WR_SUCCESS &&
+                      wr_reduce_exact(ctx, x, cut, t, &base) == WR_SUCCESS, "%s: exact sum of %zu: %s", what, cut,
+                  wr_context_error(ctx));
+        for (ex = 0; ex < 2; ex++) {
+            size_t d;
+            memset(got, 0xA5, n * w);
+            tu_expect(tl, (ex ? wr_exscan_exact : wr_scan_exact)(ctx, (const char *)x + cut * w, got, n - cut, t,
+                                                                  &base) == WR_SUCCESS,
+                      "%s: %s: %s", what, ex ? "wr_exscan_exact" : "wr_scan_exact", wr_context_error(ctx));
+            d = first_diff(got, (char *)first[ex] + cut * w, n - cut, t, ex, 1, 0);
+            tu_expect(tl, d == SIZE_MAX, "%s: %s from the exact sum of %zu elements differs at %zu", what,
+                      ex ? "wr_exscan_exact" : "wr_scan_exact", cut, d == SIZE_MAX ? 0 : cut + d);
+        }
+    }
     free(ref);
     free(got);
     free(first[0]);
@@ -275,6 +294,8 @@ static void run_random(tu_tally *tl, wr_type t)
 
 static void run_api(void)
 {
+    wr_context *fast = NULL;
+    wr_exact_sum base, bad;
     float x[4] = { 1e30f, 1, -1e30f, 2 }, out[4];
     double dx[3] = { 1e308, 1, -1e308 }, dout[3];
     int32_t iv[2] = { 1, 2 }, iout[2];
@@ -283,6 +304,25 @@ static void run_api(void)
     ok(wr_exscan(ctx, dx, dout, 3, WR_DOUBLE, WR_SUM) == WR_SUCCESS && dout[0] == 0 && !signbit(dout[0]) &&
        dout[1] == 1e308 && dout[2] == 1e308, "reproducible double exscan: +0, 1e308, 1e308");
     ok(wr_scan(ctx, iv, iout, 2, WR_INT32, WR_SUM) == WR_SUCCESS && iout[1] == 3, "integer scans are unchanged");
+    ok(wr_context_create(&fast, WR_BACKEND_CPU) == WR_SUCCESS && wr_context_float_mode(fast) == WR_FLOAT_FAST,
+       "a fast context");
+    ok(wr_scan_exact(fast, x, out, 4, WR_FLOAT, NULL) == WR_SUCCESS && out[2] == 1 && out[3] == 3,
+       "wr_scan_exact is exact on a fast context too");
+    wr_exact_sum_init(&base);
+    ok(wr_reduce_exact(fast, x, 2, WR_FLOAT, &base) == WR_SUCCESS &&
+       wr_exscan_exact(fast, x + 2, out, 2, WR_FLOAT, &base) == WR_SUCCESS && out[0] == 1e30f && out[1] == 1,
+       "wr_exscan_exact from the exact sum of 1e30 + 1: 1e30, 1");
+    ok(wr_scan_exact(fast, iv, iout, 2, WR_INT32, NULL) == WR_ERR_UNSUPPORTED &&
+       tu_mentions(wr_context_error(fast), "int32"), "wr_scan_exact of int32: WR_ERR_UNSUPPORTED");
+    memset(&bad, 0xA5, sizeof bad);
+    out[0] = 7;
+    ok(wr_scan_exact(fast, x, out, 4, WR_FLOAT, &bad) == WR_ERR_INVALID_ARG && out[0] == 7 &&
+       tu_mentions(wr_context_error(fast), "base"), "a garbage base: WR_ERR_INVALID_ARG, out untouched");
+    ok(wr_scan_exact(fast, x, out, 0, WR_FLOAT, &base) == WR_SUCCESS, "0 elements");
+    ok(wr_scan_exact(fast, NULL, out, 4, WR_FLOAT, NULL) == WR_ERR_INVALID_ARG, "in NULL: WR_ERR_INVALID_ARG");
+    ok(wr_scan_exact(fast, x, x, 4, WR_FLOAT, &base) == WR_SUCCESS && x[0] == 2e30f,
+       "in place from a base: 1e30 + 1 + 1e30");
+    wr_context_destroy(fast);
 }
 
 int main(void)

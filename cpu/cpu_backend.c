@@ -106,7 +106,8 @@ static wr_status cpu_scan(void *state, const struct wr_call *call, const void *i
                           wr_type type, wr_op op, int exclusive, char *err)
 {
     (void)state;
-    (void)call;
+    if (wrx_applies(call->fmode, type, op))
+        return wrcpu_exact_scan(in, out, count, type, exclusive, (const wrx_acc *)call->carry, err);
     return wrcpu_scan(in, out, count, type, op, exclusive, err);
 }
 

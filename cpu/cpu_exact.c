@@ -28,6 +28,8 @@
  * Threads may split the work any way: nothing here depends on the split.
  */
 #include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "cpu_internal.h"
 #include "cpu_exact.h"
@@ -440,5 +442,120 @@ wr_status wrcpu_exact_segments(const void *in, void *out, size_t nseg, const siz
     }
     for (s = 0; s < nseg; s++)
         if (off[s + 1] - off[s] >= XSEG_LONG) exact_par(x + off[s] * es, off[s + 1] - off[s], t, o + s * es);
+    return WR_SUCCESS;
+}
+
+/* ---- scans ---------------------------------------------------------------------- */
+
+/*
+ * A reproducible scan (wr_exact.h, struct wrx_scan): pieces, one a thread,
+ * each summed exactly (the spans above), an exclusive prefix of the pieces'
+ * accumulators, then every piece scanned element by element from its prefix
+ * with the pair of the front end in registers.  Every output is the exact
+ * prefix rounded once, so the cut into pieces changes nothing in the bits.
+ * An element is read before its output is written: in == out works.
+ */
+/* The pair and the mode back from s after a slow call (it may seed again). */
+#define SCAN_RELOAD()                                                                             \
+    do {                                                                                          \
+        h = s->h;                                                                                 \
+        l = s->l;                                                                                 \
+        front = s->mode == WRX_SCAN_FRONT;                                                        \
+        quick = front && s->rb == 0;                                                              \
+    } while (0)
+
+#define SCAN_PIECE(NAME, T, IS_D)                                                                  \
+    static void NAME(const T *x, T *o, size_t n, struct wrx_scan *s, int excl)                    \
+    {                                                                                             \
+        double h = s->h, l = s->l;                                                                \
+        int front = s->mode == WRX_SCAN_FRONT, quick = front && s->rb == 0;                       \
+        size_t i;                                                                                 \
+        for (i = 0; i < n; i++) {                                                                 \
+            const double xi = (double)x[i];                                                       \
+            uint64_t before = 0, bits;                                                            \
+            if (excl) {                                                                           \
+                if (quick) before = wrx_pair_round_bits(h, l, IS_D);                              \
+                else {                                                                            \
+                    s->h = h;                                                                     \
+                    s->l = l;                                                                     \
+                    before = wrx_scan_bits_slow(s);                                               \
+                    SCAN_RELOAD();                                                                \
+                }                                                                                 \
+            }                                                                                     \
+            if (!(front && wrx_pair_add(&h, &l, xi))) {                                           \
+                s->h = h;                                                                         \
+                s->l = l;                                                                         \
+                wrx_scan_add_slow(s, xi);                                                         \
+                SCAN_RELOAD();                                                                    \
+            }                                                                                     \
+            if (excl) bits = before;                                                              \
+            else if (quick) bits = wrx_pair_round_bits(h, l, IS_D);                               \
+            else {                                                                                \
+                s->h = h;                                                                         \
+                s->l = l;                                                                         \
+                bits = wrx_scan_bits_slow(s);                                                     \
+                SCAN_RELOAD();                                                                    \
+            }                                                                                     \
+            {                                                                                     \
+                const T v = IS_D ? (T)wrx_from_bits(bits) : (T)wrx_from_bits32((uint32_t)bits);  \
+                o[i] = v;                                                                         \
+            }                                                                                     \
+        }                                                                                         \
+        s->h = h;                                                                                 \
+        s->l = l;                                                                                 \
+        if (excl && n > 0 && s->empty) o[0] = (T)0;   /* +0: the sum of no elements */            \
+    }
+SCAN_PIECE(scan_piece_f32, float, 0)
+SCAN_PIECE(scan_piece_f64, double, 1)
+
+/* Scan x[0..n) into o from the exclusive prefix pre (NULL: nothing before). */
+static void scan_piece(const void *x, void *o, size_t n, wr_type t, int excl, const wrx_acc *pre)
+{
+    struct wrx_scan s;
+    wrx_scan_init(&s, pre, t == WR_DOUBLE);
+    if (t == WR_FLOAT) scan_piece_f32((const float *)x, (float *)o, n, &s, excl);
+    else scan_piece_f64((const double *)x, (double *)o, n, &s, excl);
+}
+
+wr_status wrcpu_exact_scan(const void *in, void *out, size_t count, wr_type t, int exclusive,
+                           const wrx_acc *carry, char *err)
+{
+    const size_t es = t == WR_FLOAT ? 4 : 8;
+    const size_t nt = (size_t)wrcpu_max_threads();
+    wrx_acc *part;
+    if (nt == 1 || count < WRCPU_PAR_MIN) {
+        scan_piece(in, out, count, t, exclusive, carry);
+        return WR_SUCCESS;
+    }
+    part = (wrx_acc *)malloc(nt * sizeof *part);
+    if (part == NULL) {
+        snprintf(err, WR_ERRLEN, "no memory for %zu exact sums of a reproducible scan", nt);
+        return WR_ERR_NO_MEMORY;
+    }
+    WRCPU_PRAGMA(omp parallel num_threads((int)nt))
+    {
+        size_t me = 0, np = 1, b, e, j;
+        wrx_acc pre;
+#ifdef _OPENMP
+        me = (size_t)omp_get_thread_num();
+        np = (size_t)omp_get_num_threads();
+#endif
+        b = count / np * me + (me < count % np ? me : count % np);
+        e = b + count / np + (me < count % np);
+        {
+            struct xsum s;
+            xsum_init(&s);
+            span((const char *)in + b * es, e - b, t, &s);
+            xsum_flush(&s);
+            part[me] = s.acc;
+        }
+        WRCPU_PRAGMA(omp barrier)
+        if (carry) pre = *carry;
+        else wrx_init(&pre);
+        for (j = 0; j < me; j++) wrx_merge(&pre, &part[j]);
+        /* in == out: every piece has been read for its sum before any is written */
+        scan_piece((const char *)in + b * es, (char *)out + b * es, e - b, t, exclusive, &pre);
+    }
+    free(part);
     return WR_SUCCESS;
 }

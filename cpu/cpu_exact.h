@@ -17,5 +17,10 @@ void wrcpu_exact_sum(const void *in, size_t count, wr_type t, int par, wrx_acc *
 wr_status wrcpu_exact_reduce(const void *in, void *out, size_t count, wr_type t);
 wr_status wrcpu_exact_rows(const void *in, void *out, size_t rows, size_t cols, wr_type t);
 wr_status wrcpu_exact_segments(const void *in, void *out, size_t nseg, const size_t *off, wr_type t);
+/* The reproducible scan (exclusive != 0: exscan) of count >= 1 elements,
+ * every output the exact prefix rounded once, starting from the exact sum
+ * *carry of what comes before in[0] (NULL: nothing). */
+wr_status wrcpu_exact_scan(const void *in, void *out, size_t count, wr_type t, int exclusive,
+                           const wrx_acc *carry, char *err);
 
 #endif /* WR_CPU_EXACT_H */

@@ -133,6 +133,10 @@ wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_
                   int exclusive, char *err)
 {
     state *ctx = (state *)s;
+    if (wrx_applies(call->fmode, t, o)) {
+        snprintf(err, WR_ERRLEN, "reproducible float/double SUM scans run on the cpu backend only");
+        return WR_ERR_UNSUPPORTED;
+    }
     return with_strand(s, err, [&](strand &S) -> wr_status {
         const wr_mem_kind kin = call->in, kout = call->out;
         if (dev_ok(kin) && dev_ok(kout))

@@ -91,6 +91,7 @@ module warpred
   public :: wr_context_set_stream, wr_context_synchronize
   public :: wr_context_set_float_mode, wr_context_float_mode
   public :: wr_exact_sum_init, wr_reduce_exact, wr_exact_sum_merge, wr_exact_sum_round
+  public :: wr_scan_exact, wr_exscan_exact
 
   interface
     ! size_t wr_type_size(wr_type t)
@@ -289,6 +290,33 @@ module warpred
       type(*), intent(inout) :: out
       integer(c_int) :: status
     end function wr_exact_sum_round
+
+    ! wr_status wr_scan_exact(wr_context *ctx, const void *in, void *out, size_t count, wr_type type,
+    !                         const wr_exact_sum *base)
+    ! base: pass c_null_ptr for nothing before, or c_loc of a wr_exact_sum
+    function wr_scan_exact(ctx, in, out, count, type, base) bind(C, name="wr_scan_exact") result(status)
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: in(*)
+      type(*), intent(inout) :: out(*)
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type
+      type(c_ptr), value :: base
+      integer(c_int) :: status
+    end function wr_scan_exact
+
+    ! wr_status wr_exscan_exact(wr_context *ctx, const void *in, void *out, size_t count, wr_type type,
+    !                           const wr_exact_sum *base)
+    function wr_exscan_exact(ctx, in, out, count, type, base) bind(C, name="wr_exscan_exact") result(status)
+      import :: c_int, c_ptr, c_size_t
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: in(*)
+      type(*), intent(inout) :: out(*)
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type
+      type(c_ptr), value :: base
+      integer(c_int) :: status
+    end function wr_exscan_exact
   end interface
 
   ! The C functions behind the string wrappers below.

@@ -289,33 +289,79 @@ wr_status wr_reduce(wr_context *ctx, const void *in, void *out, size_t count, wr
     return end_call(ctx, fn, run, run->ops->reduce(run->state, &call, in, out, count, type, op, err), err);
 }
 
+/* The scans.  base (wr_scan_exact, wr_exscan_exact): a float/double SUM in
+ * reproducible mode whatever ctx's mode, continuing from *base (may be NULL:
+ * nothing before); is_exact tells those calls from wr_scan and wr_exscan. */
 static wr_status scan_common(const char *fn, wr_context *ctx, const void *in, void *out, size_t count,
-                             wr_type type, wr_op op, int exclusive)
+                             wr_type type, wr_op op, int exclusive, int is_exact, const wr_exact_sum *base)
 {
     char err[WR_ERRLEN] = "";
     struct wri_backend *run;
     struct wr_call call;
     size_t bytes, es;
+    wrx_acc carry;
     NO_CTX(fn);
-    CHECK(check_type_op(ctx, fn, type, op));
+    if (is_exact) {
+        CHECK(check_type(ctx, fn, type));
+        if (type != WR_FLOAT && type != WR_DOUBLE) {
+            wri_set_error(ctx, "%s: an exact scan takes float or double elements, not %s", fn, type_name(type));
+            return WR_ERR_UNSUPPORTED;
+        }
+    } else {
+        CHECK(check_type_op(ctx, fn, type, op));
+    }
     es = wr_type_size(type);
     CHECK(check_extent(ctx, fn, "count", count, es, &bytes));
     {
-        struct buf b[2] = { BUF("in", in, bytes, es, 0, "count"), BUF("out", out, bytes, es, 1, "count") };
-        CHECK(prepare(ctx, fn, b, 2, 1, READS_WRITES, &run, &call));
+        struct buf b[3] = { BUF("in", in, bytes, es, 0, "count"), BUF("out", out, bytes, es, 1, "count"),
+                            BUF("base", base, base ? sizeof *base : 0, 8, 0, NULL) };
+        CHECK(prepare(ctx, fn, b, is_exact ? 3 : 2, 1, READS_WRITES, &run, &call));
     }
+    if (is_exact) {
+        call.fmode = WR_FLOAT_REPRODUCIBLE;
+        if (base != NULL) {
+            if (call.aux == WR_MEM_DEVICE) {
+                wri_set_error(ctx, "%s: base is device memory (it must be host memory)", fn);
+                return WR_ERR_INVALID_ARG;
+            }
+            memcpy(&carry, base, sizeof carry);
+            if (!wri_exact_valid(&carry)) {
+                wri_set_error(ctx, "%s: base is not a wr_exact_sum (not made by wr_exact_sum_init)", fn);
+                return WR_ERR_INVALID_ARG;
+            }
+            call.carry = &carry;
+        }
+        call.aux = WR_MEM_HOST;
+    }
+    /* reproducible float scans run on the cpu backend only (the cuda backend
+     * refuses them): AUTO keeps them there when the cpu can reach the buffers */
+    if (ctx->mode == WR_BACKEND_AUTO && run != &ctx->cpu && wrx_applies(call.fmode, type, op) &&
+        call.in != WR_MEM_DEVICE && call.out != WR_MEM_DEVICE)
+        run = &ctx->cpu;
     if (count == 0) return end_call(ctx, fn, run, WR_SUCCESS, err);
     return end_call(ctx, fn, run, run->ops->scan(run->state, &call, in, out, count, type, op, exclusive, err), err);
 }
 
 wr_status wr_scan(wr_context *ctx, const void *in, void *out, size_t count, wr_type type, wr_op op)
 {
-    return scan_common("wr_scan", ctx, in, out, count, type, op, 0);
+    return scan_common("wr_scan", ctx, in, out, count, type, op, 0, 0, NULL);
 }
 
 wr_status wr_exscan(wr_context *ctx, const void *in, void *out, size_t count, wr_type type, wr_op op)
 {
-    return scan_common("wr_exscan", ctx, in, out, count, type, op, 1);
+    return scan_common("wr_exscan", ctx, in, out, count, type, op, 1, 0, NULL);
+}
+
+wr_status wr_scan_exact(wr_context *ctx, const void *in, void *out, size_t count, wr_type type,
+                        const wr_exact_sum *base)
+{
+    return scan_common("wr_scan_exact", ctx, in, out, count, type, WR_SUM, 0, 1, base);
+}
+
+wr_status wr_exscan_exact(wr_context *ctx, const void *in, void *out, size_t count, wr_type type,
+                          const wr_exact_sum *base)
+{
+    return scan_common("wr_exscan_exact", ctx, in, out, count, type, WR_SUM, 1, 1, base);
 }
 
 wr_status wr_reduce_rows(wr_context *ctx, const void *in, void *out, size_t rows, size_t cols,

@@ -152,9 +152,12 @@ WR_API wr_status wr_context_synchronize(wr_context *ctx);
  * segments, and libwarpred_mpi's allreduce) return the exact sum of the
  * inputs rounded once to nearest (ties to even): the same bits on every
  * backend, thread count, device, rank count and element order (see
- * wr_exact_sum_round below for infinities, NaNs and zeros).  Scans are not
- * covered yet: they run as in fast mode (see wr_scan(3)).  Other types and
- * ops are exact in either mode; float PROD is the same in both.
+ * wr_exact_sum_round below for infinities, NaNs and zeros).  Float and
+ * double SUM scans (wr_scan, wr_exscan, and libwarpred_mpi's) write at
+ * every output the exact prefix sum rounded once: correctly rounded
+ * prefixes, the same bits on every thread count and rank count (on the cpu
+ * backend; the cuda backend returns WR_ERR_UNSUPPORTED for them).  Other
+ * types and ops are exact in either mode; float PROD is the same in both.
  * WARPRED_FLOAT_MODE=reproducible|fast in the environment overrides the
  * context's setting. */
 typedef enum wr_float_mode { WR_FLOAT_FAST = 0, WR_FLOAT_REPRODUCIBLE = 1 } wr_float_mode;
@@ -210,6 +213,18 @@ WR_API wr_status wr_exact_sum_merge(wr_exact_sum *sum, const wr_exact_sum *other
  * for the type rounds to a zero of its sign.  Returns WR_SUCCESS,
  * WR_ERR_INVALID_ARG, or WR_ERR_UNSUPPORTED for an integer type. */
 WR_API wr_status wr_exact_sum_round(const wr_exact_sum *sum, wr_type type, void *out);
+/* The scans of reproducible mode (SUM of WR_FLOAT or WR_DOUBLE elements,
+ * whatever ctx's float mode), continuing from *base, the exact sum of what
+ * comes before in[0] (NULL: nothing): out[i] is base + in[0] + ... + in[i]
+ * (wr_exscan_exact: up to in[i - 1]), computed exactly and rounded once as
+ * wr_exact_sum_round does.  base must be host memory and is not changed;
+ * out == in is allowed.  Returns what wr_scan does, WR_ERR_UNSUPPORTED for
+ * an integer type, and WR_ERR_INVALID_ARG for a base that is not a
+ * wr_exact_sum.  (libwarpred_mpi's reproducible scans are built on these.) */
+WR_API wr_status wr_scan_exact(wr_context *ctx, const void *in, void *out, size_t count, wr_type type,
+                               const wr_exact_sum *base);
+WR_API wr_status wr_exscan_exact(wr_context *ctx, const void *in, void *out, size_t count, wr_type type,
+                                 const wr_exact_sum *base);
 
 #ifdef __cplusplus
 }

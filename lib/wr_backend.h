@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define WR_BACKEND_ABI 4
+#define WR_BACKEND_ABI 5
 #define WR_BACKEND_SYMBOL "warpred_backend_ops"   /* a plugin's one exported name */
 #define WR_ERRLEN 256                             /* size of every err buffer */
 
@@ -69,6 +69,9 @@ struct wr_call {
     wr_mem_kind aux;         /* reduce_segments: offsets; argext: value (WR_MEM_HOST when NULL) */
     wr_float_mode fmode;     /* the float mode the call runs in */
     size_t first, last;      /* reduce_segments: offsets[0] and offsets[nsegments], checked */
+    const void *carry;       /* scan with wrx_applies(): NULL, or a struct wrx_acc of
+                                lib/wr_exact.h in host memory, checked: the exact sum of
+                                what comes before in[0], to start the prefixes from */
 };
 
 /* Element bytes of a valid wr_type (a plugin's own copy of wr_type_size). */
@@ -125,7 +128,10 @@ struct wr_backend_ops {
      * that returns WR_ERR_UNSUPPORTED with a reason. */
     wr_status (*reduce)(void *state, const struct wr_call *call, const void *in, void *out,
                         size_t count, wr_type type, wr_op op, char *err);
-    /* count >= 1.  exclusive == 0: inclusive scan; otherwise exclusive. */
+    /* count >= 1.  exclusive == 0: inclusive scan; otherwise exclusive.  In
+     * reproducible mode (wrx_applies()) every output is the exact prefix,
+     * from call->carry on, rounded once with wr_exact.h; a backend that
+     * cannot do that returns WR_ERR_UNSUPPORTED with a reason. */
     wr_status (*scan)(void *state, const struct wr_call *call, const void *in, void *out,
                       size_t count, wr_type type, wr_op op, int exclusive, char *err);
     /* rows >= 1. */

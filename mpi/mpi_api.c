@@ -261,6 +261,41 @@ static void fold_apply(struct scan *s, const wrm_item *base)
     }
 }
 
+/*
+ * Reproducible float SUM: each rank's exact sum (wr_reduce_exact), an
+ * MPI_Exscan of those (mpi_exact.c) for the exact sum of everything on the
+ * lower ranks, and the local scan continuing from it (wr_scan_exact), which
+ * rounds each prefix once: the bits of one process scanning the whole
+ * array, for any number of ranks and any split.  Public calls only, so the
+ * buffers may be anywhere ctx reaches.
+ */
+static wr_status exact_scan(struct scan *s)
+{
+    wr_exact_sum mine, base;
+    wrm_item it;
+    wr_status st;
+    wr_exact_sum_init(&mine);
+    if (s->c.ctx == NULL) {
+        wrm_fail(&s->c, WR_ERR_INVALID_ARG, "ctx is NULL");
+    } else if ((st = wr_reduce_exact(s->c.ctx, s->in, s->count, s->type, &mine)) != WR_SUCCESS) {
+        wrm_fail_call(&s->c, st);           /* in and count */
+    } else if (s->count > 0) {
+        const size_t bytes = s->count * s->w;   /* wr_reduce_exact checked it fits */
+        if (s->out == NULL)
+            wrm_fail(&s->c, WR_ERR_INVALID_ARG, "out is NULL");
+        else if (s->out != s->in && wrm_overlap(s->in, bytes, s->out, bytes))
+            wrm_fail(&s->c, WR_ERR_INVALID_ARG, "in and out overlap (only out == in is allowed)");
+    }
+    wrm_item_init(&s->c, &it, s->type, WRM_KIND_EXACT_SUM);
+    if (wrm_allreduce(&s->c, &it) != WR_SUCCESS) return s->c.st;
+    if (wrm_exscan_exact(&s->c, &mine, &base) != WR_SUCCESS) return s->c.st;
+    if (s->count > 0 &&
+        (st = (s->exclusive ? wr_exscan_exact : wr_scan_exact)(s->c.ctx, s->in, s->out, s->count, s->type,
+                                                               &base)) != WR_SUCCESS)
+        wrm_fail_call(&s->c, st);
+    return wrm_end(&s->c);
+}
+
 wr_status wri_mpi_scan(wr_context *ctx, const void *in, void *out, size_t count, wr_type type,
                        wr_op op, MPI_Comm comm, int exclusive, enum wrm_scan_path path)
 {
@@ -276,6 +311,9 @@ wr_status wri_mpi_scan(wr_context *ctx, const void *in, void *out, size_t count,
     s.type = type;
     s.op = op;
     s.exclusive = exclusive;
+    if (ctx != NULL && wr_context_float_mode(ctx) == WR_FLOAT_REPRODUCIBLE && op == WR_SUM &&
+        (type == WR_FLOAT || type == WR_DOUBLE))
+        return exact_scan(&s);
     if (path == WRM_PATH_AUTO)
         path = (ctx != NULL && wr_context_has_backend(ctx, WR_BACKEND_CUDA)) ? WRM_PATH_FOLD : WRM_PATH_HOST;
 

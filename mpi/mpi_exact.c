@@ -117,3 +117,27 @@ wr_status wrm_allreduce_exact(struct wrm_call *c, wrm_item *it, wr_exact_sum *su
     *sum = x.sum;
     return wrm_settle(c, it->fail);
 }
+
+wr_status wrm_exscan_exact(struct wrm_call *c, const wr_exact_sum *sum, wr_exact_sum *base)
+{
+    struct xitem x, y;
+    int rc;
+    if ((rc = xmake_objects()) != MPI_SUCCESS) {
+        wrm_fail_mpi(c, "creating the library's MPI datatype and op for exact sums", rc);
+        return c->st;
+    }
+    memset(&x, 0, sizeof x);
+    x.it.fail = WRM_FAIL_NONE;
+    x.it.kind = WRM_KIND_NONE;
+    x.sum = *sum;
+    y = x;
+    rc = MPI_Exscan(&x, &y, 1, xitem_type, xitem_op, c->comm);
+    if (rc != MPI_SUCCESS) {
+        wrm_fail_mpi(c, "MPI_Exscan", rc);
+        return c->st;
+    }
+    /* MPI leaves rank 0's result undefined: nothing comes before it */
+    if (c->rank == 0) wr_exact_sum_init(&y.sum);
+    *base = y.sum;
+    return WR_SUCCESS;
+}

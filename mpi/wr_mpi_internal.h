@@ -82,6 +82,10 @@ wr_status wrm_settle(struct wrm_call *c, int64_t fail);
 /* wrm_allreduce of it together with an exact sum, merged across comm
  * (mpi_exact.c): every rank gets the merge of all ranks' sums. */
 wr_status wrm_allreduce_exact(struct wrm_call *c, wrm_item *it, wr_exact_sum *sum);
+/* MPI_Exscan of exact sums (mpi_exact.c): *base becomes the merge of the
+ * lower ranks' sums (the empty sum on rank 0).  Carries no status: agree on
+ * that first. */
+wr_status wrm_exscan_exact(struct wrm_call *c, const wr_exact_sum *sum, wr_exact_sum *base);
 
 /* MPI_Exscan of it: *base becomes the combination of the lower ranks' items
  * (has == 0 on rank 0 and when every lower rank had nothing). */

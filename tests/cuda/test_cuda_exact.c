@@ -3,7 +3,8 @@
  * every result must be the cpu backend's bits (which tests/exact checks
  * against an exact reference), for reduce, reduce_rows, reduce_segments and
  * wr_reduce_exact, with input and output in device, pinned, pageable and
- * managed memory.
+ * managed memory.  Reproducible scans: refused by the cuda backend, run on
+ * the cpu by an AUTO context for host and managed memory (check_scans).
  *
  * Host memory goes through a context with 64 KiB staging buffers, so that
  * even modest arrays are many chunks and the exact accumulator carried
@@ -206,8 +207,62 @@ static void run_rows_segments(wr_type t, size_t rows, size_t cols, int random_se
     free(off);
 }
 
+/*
+ * Reproducible float scans are not run by the cuda backend: a cuda context
+ * refuses them (WR_ERR_UNSUPPORTED, outputs untouched) wherever the
+ * buffers are, and an AUTO context runs them on the cpu when the buffers
+ * are host or managed memory (the cpu's bits), refusing device memory.
+ */
+static void check_scans(wr_context *autox, wr_type t)
+{
+    const size_t n = 100003, w = es(t);
+    void *x = malloc(n * w), *want = malloc(n * w), *got = malloc(n * w), *poison = malloc(n * w);
+    size_t i;
+    int r, ex;
+    if (!x || !want || !got || !poison) bail("out of memory");
+    for (i = 0; i < n; i++) put(x, t, i, ldexp(2 * unit() - 1, (int)(rng_next(&seed) % 60) - 30));
+    put(x, t, 10, 1e30);
+    put(x, t, 11, 1);
+    put(x, t, 12, -1e30);
+    memset(poison, 0xA5, n * w);
+    for (ex = 0; ex < 2; ex++) {
+        wr_status (*scan)(wr_context *, const void *, void *, size_t, wr_type, wr_op) = ex ? wr_exscan : wr_scan;
+        const char *fn = ex ? "wr_exscan" : "wr_scan";
+        if (scan(cpu, x, want, n, t, WR_SUM) != WR_SUCCESS) bail("cpu scan: %s", wr_context_error(cpu));
+        for (r = 0; r < RES_COUNT; r++) {
+            void *in = res_alloc((enum res)r, n * w), *out = res_alloc((enum res)r, n * w);
+            wr_status st;
+            res_put((enum res)r, in, x, n * w);
+            res_poison((enum res)r, out, n * w, 0xA5);
+            st = scan(gctx((enum res)r), in, out, n, t, WR_SUM);
+            res_get((enum res)r, got, out, n * w);
+            ok(st == WR_ERR_UNSUPPORTED && memcmp(got, poison, n * w) == 0,
+               "reproducible %s %s, %s memory, cuda context: WR_ERR_UNSUPPORTED, out untouched (%s)", fn,
+               t == WR_FLOAT ? "float" : "double", res_name[r], wr_context_error(gctx((enum res)r)));
+            res_poison((enum res)r, out, n * w, 0xA5);
+            st = scan(autox, in, out, n, t, WR_SUM);
+            res_get((enum res)r, got, out, n * w);
+            if (r == RES_DEVICE)
+                ok(st == WR_ERR_UNSUPPORTED, "reproducible %s %s, device memory, AUTO context: WR_ERR_UNSUPPORTED",
+                   fn, t == WR_FLOAT ? "float" : "double");
+            else
+                ok(st == WR_SUCCESS && memcmp(got, want, n * w) == 0 &&
+                       wr_context_last_backend(autox) == WR_BACKEND_CPU,
+                   "reproducible %s %s, %s memory, AUTO context: on the cpu, the cpu's bits", fn,
+                   t == WR_FLOAT ? "float" : "double", res_name[r]);
+            res_free((enum res)r, in);
+            res_free((enum res)r, out);
+        }
+    }
+    free(x);
+    free(want);
+    free(got);
+    free(poison);
+}
+
 int main(void)
 {
+    wr_context *autox = NULL;
     size_t max_n;
     int ti, f, r;
     gpu_require();
@@ -222,7 +277,13 @@ int main(void)
         wr_context_set_float_mode(gpu, WR_FLOAT_REPRODUCIBLE) != WR_SUCCESS ||
         wr_context_set_float_mode(gpu_small, WR_FLOAT_REPRODUCIBLE) != WR_SUCCESS)
         bail("set_float_mode failed");
-    plan(F_NFN * 2 * RES_COUNT);
+    if (wr_context_create(&autox, WR_BACKEND_AUTO) != WR_SUCCESS ||
+        wr_context_set_float_mode(autox, WR_FLOAT_REPRODUCIBLE) != WR_SUCCESS)
+        bail("auto context: %s", wr_context_error(NULL));
+    plan(F_NFN * 2 * RES_COUNT + 2 * 2 * RES_COUNT * 2);
+    check_scans(autox, WR_FLOAT);
+    check_scans(autox, WR_DOUBLE);
+    wr_context_destroy(autox);
     for (ti = 0; ti < 2; ti++) {
         const wr_type t = ti ? WR_DOUBLE : WR_FLOAT;
         run_adversarial(t);

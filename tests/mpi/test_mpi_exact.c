@@ -8,7 +8,10 @@
  * the number of ranks the harness runs this with: 1 to 4), for adversarial
  * values, and for a user's own distributed sum made of wr_reduce_exact, an
  * MPI_Allreduce of wr_exact_sum with a user op, and wr_exact_sum_round.
- * Ranks in different float modes are refused on every rank.
+ * The same layouts and arrays for wr_mpi_scan and wr_mpi_exscan (out of
+ * place and in place): every output the bits of one process's reproducible
+ * scan of the whole array.  Ranks in different float modes are refused on
+ * every rank.
  */
 #include <config.h>
 #include <math.h>
@@ -98,6 +101,46 @@ static void check(const char *what, const void *g, size_t n, size_t off, size_t 
     mt_free(out);
 }
 
+/* wr_mpi_scan and wr_mpi_exscan of this rank's piece, out of place and in
+ * place: the piece's slice of one process's reproducible wr_scan/wr_exscan
+ * of g, which tests/exact_scan checks against an exact reference.  With
+ * device buffers: WR_ERR_UNSUPPORTED from the cuda backend on every rank
+ * that has elements. */
+static void check_scan(const char *what, const void *g, size_t n, size_t off, size_t count, wr_type t)
+{
+    const size_t w = wr_type_size(t);
+    char *single = malloc(n * w + 8), *got = malloc(count * w + 8);
+    void *in = mt_alloc(count * w), *out = mt_alloc(count * w);
+    int ex, inplace;
+    if (single == NULL || got == NULL) bail("out of memory");
+    for (ex = 0; ex < 2; ex++) {
+        const wr_status st1 = (ex ? wr_exscan : wr_scan)(ctx, g, single, n, t, WR_SUM);
+        for (inplace = 0; inplace < 2; inplace++) {
+            wr_status st;
+            size_t where = 0;
+            int good;
+            mt_put(in, (const char *)g + off * w, count * w);
+            st = (ex ? wr_mpi_exscan : wr_mpi_scan)(ctx, in, inplace ? in : out, count, t, WR_SUM, MPI_COMM_WORLD);
+            mt_get(got, inplace ? in : out, count * w);
+            if (mt_device)      /* the cuda backend refuses reproducible scans */
+                good = count == 0 ? st == WR_SUCCESS : st == WR_ERR_UNSUPPORTED;
+            else
+                good = st == WR_SUCCESS && st1 == WR_SUCCESS && mt_same(got, single + off * w, count, w, &where);
+            if (!good)
+                mt_note("%s (%s): %s%s status %d (%s), first difference at local %zu of %zu", what,
+                        mt_type_name(t), ex ? "wr_mpi_exscan" : "wr_mpi_scan", inplace ? " in place" : "", (int)st,
+                        wr_context_error(ctx), where, count);
+            mt_ok(good, "%s (%s, %zu elements): %s%s gives %s", what, mt_type_name(t), n,
+                  ex ? "wr_mpi_exscan" : "wr_mpi_scan", inplace ? " in place" : "",
+                  mt_device ? "WR_ERR_UNSUPPORTED (device memory)" : "one process's bits");
+        }
+    }
+    free(single);
+    free(got);
+    mt_free(in);
+    mt_free(out);
+}
+
 int main(int argc, char **argv)
 {
     int layout, ti, kind;
@@ -119,6 +162,7 @@ int main(int argc, char **argv)
                 snprintf(what, sizeof what, "%s, %s data", mt_layout_name(layout),
                          kind == 0 ? "random" : kind == 1 ? "wide-range" : "adversarial");
                 check(what, g, p.n, p.off, p.count, t);
+                check_scan(what, g, p.n, p.off, p.count, t);
                 free(g);
             }
         }
@@ -148,6 +192,7 @@ int main(int argc, char **argv)
                 off = cut[mt_rank];
                 count = cut[mt_rank + 1] - off;
                 check("a fixed array cut at random places", g, n, off, count, t);
+                check_scan("a fixed array cut at random places", g, n, off, count, t);
             }
             free(g);
             free(cut);
@@ -165,6 +210,15 @@ int main(int argc, char **argv)
         st = wr_mpi_allreduce(ctx, in, out, 3, WR_FLOAT, WR_SUM, MPI_COMM_WORLD);
         mt_get(&r, out, sizeof r);
         mt_ok(st == WR_ERR_INVALID_ARG && r == 7, "ranks in different float modes: WR_ERR_INVALID_ARG, out untouched");
+        {
+            float o[3] = { 7, 7, 7 };
+            void *so = mt_alloc(sizeof o);
+            mt_put(so, o, sizeof o);
+            st = wr_mpi_scan(ctx, in, so, 3, WR_FLOAT, WR_SUM, MPI_COMM_WORLD);
+            mt_get(o, so, sizeof o);
+            mt_ok(st == WR_ERR_INVALID_ARG, "a scan by ranks in different float modes: WR_ERR_INVALID_ARG");
+            mt_free(so);
+        }
         wr_context_set_float_mode(ctx, WR_FLOAT_REPRODUCIBLE);
         mt_free(in);
         mt_free(out);

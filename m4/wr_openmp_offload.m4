@@ -13,7 +13,8 @@
 # Sets OMPT_CFLAGS (compile), OMPT_LDFLAGS (link a program or library with
 # the C driver), OMPT_LTLDFLAGS (the same through libtool: -Xcompiler
 # each), OMPT_TARGETS (the list, for the plugin's description), and
-# AM_CONDITIONAL HAVE_OMPT.
+# AM_CONDITIONAL HAVE_OMPT; OMPT_EXAMPLE_CPPFLAGS tells examples/omp_offload.c
+# whether the compiler has OpenMP 5.1 interop objects.
 # WR_OMPT_CRT: GCC 12's crtoffloadtable.o (the table of a library's offload
 # images) is built without -fPIC on Debian, so a shared object that
 # offloads gets text relocations; when a PIC copy fixes that, the build
@@ -30,6 +31,8 @@ AC_DEFUN([WR_CHECK_OPENMP_OFFLOAD], [
   OMPT_LDFLAGS=
   OMPT_LTLDFLAGS=
   OMPT_TARGETS=
+  OMPT_EXAMPLE_CPPFLAGS=
+  wr_ompt_interop=no
   wr_ompt_crt=no
   AS_IF([test "x$with_openmp_offload" != xno], [
     AS_IF([test -z "$OPENMP_CFLAGS"],
@@ -129,6 +132,22 @@ int f(int *p, int n)
       LDFLAGS=$wr_ompt_save_LDFLAGS
       CFLAGS=$wr_ompt_save_CFLAGS
     ])
+    # OpenMP 5.1's interop objects, for examples/omp_offload.c
+    AS_IF([test $wr_have_ompt = yes], [
+      AC_MSG_CHECKING([whether $CC has OpenMP interop objects (omp_interop_t)])
+      CFLAGS="$wr_ompt_save_CFLAGS $OMPT_CFLAGS"
+      AC_COMPILE_IFELSE([AC_LANG_PROGRAM([[#include <omp.h>]], [[
+        omp_interop_t obj = omp_interop_none;
+        int rc = 0;
+        void *s;
+#pragma omp interop init(targetsync: obj)
+        s = omp_get_interop_ptr(obj, omp_ipr_targetsync, &rc);
+#pragma omp interop destroy(obj)
+        return s == 0;]])], [wr_ompt_interop=yes], [wr_ompt_interop=no])
+      CFLAGS=$wr_ompt_save_CFLAGS
+      AC_MSG_RESULT([$wr_ompt_interop])
+      AS_IF([test $wr_ompt_interop = no], [OMPT_EXAMPLE_CPPFLAGS=-DWR_EXAMPLE_NO_INTEROP])
+    ])
     AC_LANG_POP([C])
     ])
   ])
@@ -147,6 +166,7 @@ int f(int *p, int n)
   AC_SUBST([OMPT_LDFLAGS])
   AC_SUBST([OMPT_LTLDFLAGS])
   AC_SUBST([OMPT_TARGETS])
+  AC_SUBST([OMPT_EXAMPLE_CPPFLAGS])
   AM_CONDITIONAL([HAVE_OMPT], [test $wr_have_ompt = yes])
   AM_CONDITIONAL([WR_OMPT_CRT], [test $wr_ompt_crt = yes])
 ])

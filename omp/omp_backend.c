@@ -54,7 +54,11 @@ int wro_arch_nvptx(void);
 int wro_arch_amdgcn(void);
 int wro_arch_nvptx(void) { return WRO_ARCH_NVPTX; }
 int wro_arch_amdgcn(void) { return WRO_ARCH_AMDGCN; }
+#if defined(__clang__)       /* clang's name of its 64-bit nvptx target */
+#pragma omp declare variant(wro_arch_nvptx) match(device = {arch(nvptx64)})
+#else
 #pragma omp declare variant(wro_arch_nvptx) match(device = {arch(nvptx)})
+#endif
 #pragma omp declare variant(wro_arch_amdgcn) match(device = {arch(amdgcn)})
 int wro_arch(void);
 int wro_arch(void) { return WRO_ARCH_HOST; }

@@ -17,10 +17,11 @@ typedef char wri_exact_size_matches[sizeof(wr_exact_sum) == sizeof(wrx_acc) ? 1 
 
 int wri_exact_valid(const wrx_acc *a)
 {
-    const int64_t lim = (int64_t)a->load << 32;
+    int64_t lim;
     int k;
     if ((a->flags & WRX_MAGIC_MASK) != WRX_MAGIC || (a->flags & ~WRX_MAGIC_MASK & ~WRX_FLAGS) != 0) return 0;
     if (a->load < 1 || a->load > WRX_LOAD_MAX) return 0;
+    lim = (int64_t)a->load << 32; /* only once load is known to be small */
     for (k = 0; k < WRX_TOP; k++)
         if (a->d[k] <= -lim || a->d[k] >= lim) return 0;
     /* the top digit: at most 2^62 times the largest double, and room for

@@ -154,7 +154,7 @@ int f(int *p, int n)
   # Sanitizers instrument the offloaded code too, which the offload
   # compilers cannot link (no device libubsan): a sanitizer build runs the
   # plugin's target regions on the host fallback only.
-  AS_IF([test $wr_have_ompt = yes && test "x$enable_sanitizers" = xyes], [
+  AS_IF([test $wr_have_ompt = yes && test "x$enable_sanitizers" != xno], [
     AS_IF([test "$wr_ompt_clang" = yes], [OMPT_CFLAGS="-fopenmp"], [OMPT_CFLAGS="-fopenmp -foffload=disable"])
     OMPT_TARGETS="host only (sanitizer build)"
     wr_ompt_crt=no

@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "omp_internal.h"
+#include "wr_exact.h"
 
 #ifndef WRO_OFFLOAD_TARGETS
 #  define WRO_OFFLOAD_TARGETS "host only"
@@ -277,9 +278,11 @@ static wr_status wro_check(void *state, const size_t *offsets, size_t nsegments,
     return wro_check_offsets(state, offsets, nsegments, sum, err);
 }
 
+/* Reproducible float/double SUM (wrx_applies) goes to omp_exact.c. */
 static wr_status op_reduce(void *state, const struct wr_call *call, const void *in, void *out, size_t count,
                            wr_type type, wr_op op, char *err)
 {
+    if (wrx_applies(call->fmode, type, op)) return wro_exact_reduce(state, call, in, out, count, type, err);
     return wro_reduce(state, call, in, out, count, type, op, err);
 }
 
@@ -292,13 +295,22 @@ static wr_status op_scan(void *state, const struct wr_call *call, const void *in
 static wr_status op_rows(void *state, const struct wr_call *call, const void *in, void *out, size_t rows,
                          size_t cols, wr_type type, wr_op op, char *err)
 {
+    if (wrx_applies(call->fmode, type, op)) return wro_exact_rows(state, call, in, out, rows, cols, type, err);
     return wro_reduce_rows(state, call, in, out, rows, cols, type, op, err);
 }
 
 static wr_status op_segments(void *state, const struct wr_call *call, const void *in, void *out,
                              size_t nsegments, const size_t *offsets, wr_type type, wr_op op, char *err)
 {
+    if (wrx_applies(call->fmode, type, op))
+        return wro_exact_segments(state, call, in, out, nsegments, offsets, type, err);
     return wro_reduce_segments(state, call, in, out, nsegments, offsets, type, op, err);
+}
+
+static wr_status op_reduce_exact(void *state, const struct wr_call *call, const void *in, size_t count,
+                                 wr_type type, void *acc, char *err)
+{
+    return wro_reduce_exact(state, call, in, count, type, acc, err);
 }
 
 static wr_status op_argext(void *state, const struct wr_call *call, const void *in, size_t count, wr_type type,
@@ -325,6 +337,7 @@ __attribute__((visibility("default"))) const struct wr_backend_ops warpred_backe
     .reduce_rows = op_rows,
     .reduce_segments = op_segments,
     .argext = op_argext,
+    .reduce_exact = op_reduce_exact,
 };
 
 /* ---- scratch, copies and buffers ------------------------------------------- */

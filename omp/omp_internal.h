@@ -249,6 +249,19 @@ wr_status wro_reduce_segments(struct wro_state *st, const struct wr_call *call, 
 wr_status wro_check_offsets(struct wro_state *st, const size_t *offsets, size_t nsegments, size_t sum[5],
                             char *err);
 
+/* ---- reproducible float/double SUM (omp_exact.c) -------------------------- */
+/* wr_reduce_exact: the exact sum into acc (a host struct wrx_acc). */
+wr_status wro_reduce_exact(struct wro_state *st, const struct wr_call *call, const void *in, size_t count,
+                           wr_type type, void *acc, char *err);
+/* reduce, reduce_rows, reduce_segments of float/double SUM in reproducible
+ * mode: the exact sums, rounded once. */
+wr_status wro_exact_reduce(struct wro_state *st, const struct wr_call *call, const void *in, void *out,
+                           size_t count, wr_type type, char *err);
+wr_status wro_exact_rows(struct wro_state *st, const struct wr_call *call, const void *in, void *out, size_t rows,
+                         size_t cols, wr_type type, char *err);
+wr_status wro_exact_segments(struct wro_state *st, const struct wr_call *call, const void *in, void *out,
+                             size_t nsegments, const size_t *offsets, wr_type type, char *err);
+
 /* ---- argmin / argmax (omp_arg.c) ------------------------------------------ */
 wr_status wro_argext(struct wro_state *st, const struct wr_call *call, const void *in, size_t count,
                      wr_type type, int is_max, size_t *index, void *value, char *err);

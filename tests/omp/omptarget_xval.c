@@ -24,6 +24,12 @@
  *    (staging is cut on the kernels' own boundaries: a staged call is the
  *    device-resident call), NaNs included;
  *  - the run's own bits again on a second call (determinism).
+ * In reproducible mode (WR_FLOAT_REPRODUCIBLE), float and double SUM
+ * reductions, rows, segments and wr_reduce_exact must give the cpu
+ * backend's bits exactly (both round the exact sum once), on random data,
+ * on data spread over every binade that cancels, with NaNs and with -0s;
+ * and wr_reduce_exact's sum is the cpu's exactly (merged with the cpu's
+ * exact sum of the negated data it rounds to zero).
  * Then a 2^26-element float scan within 1e-4 relative, the context's
  * description, streams, and refusals (bad environment, partly mapped
  * buffers, decreasing offsets in device memory).
@@ -42,7 +48,7 @@ static const char *const res_name[R_COUNT] = { "host", "staged", "mapped", "devi
 enum fn { F_REDUCE, F_SCAN, F_EXSCAN, F_ROWS, F_SEGS, F_ARGMIN, F_ARGMAX, F_COUNT };
 static const char *const fn_name[F_COUNT] = { "wr_reduce", "wr_scan", "wr_exscan", "wr_reduce_rows",
                                               "wr_reduce_segments", "wr_argmin", "wr_argmax" };
-enum pat { P_EXACT, P_ROUNDED, P_NAN, P_NEGZERO, P_TIES };
+enum pat { P_EXACT, P_ROUNDED, P_NAN, P_NEGZERO, P_TIES, P_SPREAD };
 
 static wr_context *cpu, *omp, *omp_st;
 static int dev, host_dev, have_dev;
@@ -156,6 +162,19 @@ static void gen(void *buf, size_t n, wr_type t, wr_op op, enum pat p, size_t gro
     }
     if (p == P_NEGZERO) {
         for (i = 0; i < n; i++) tu_set_f(buf, t, i, -0.0);
+        return;
+    }
+    if (p == P_SPREAD) {
+        /* every binade the type has, subnormals too, and values that cancel:
+         * the exact sum is far from any rounded one */
+        const int emax = t == WR_FLOAT ? 127 : 1023, emin = t == WR_FLOAT ? -149 : -1074;
+        for (i = 0; i < n; i++) {
+            double v = ldexp(tu_unit(&rng) + 0.5, (int)tu_below(&rng, (uint64_t)(emax - emin)) + emin);
+            if (t == WR_FLOAT && !((float)v < INFINITY)) v = 1.0;
+            if (tu_below(&rng, 2)) v = -v;
+            if (i > 0 && tu_below(&rng, 4) == 0) v = -tu_get_f(buf, t, i - 1);
+            tu_set_f(buf, t, i, v);
+        }
         return;
     }
     tu_fill(&rng, buf, n, t, op, TU_EXACT, group);
@@ -392,6 +411,129 @@ static void case_argext(wr_type t, enum pat p, size_t n)
     }
 }
 
+/* ---- reproducible float sums ---------------------------------------------------------- */
+
+static tu_tally rtal[3][2];              /* reduce (and reduce_exact), rows, segments x float, double */
+static int rran[3][2];
+
+static void set_mode(wr_float_mode m)
+{
+    if (wr_context_set_float_mode(cpu, m) != WR_SUCCESS || wr_context_set_float_mode(omp, m) != WR_SUCCESS ||
+        wr_context_set_float_mode(omp_st, m) != WR_SUCCESS)
+        bail("wr_context_set_float_mode failed");
+}
+
+/* reduce, reduce_exact, rows and segments of x[0..n) in reproducible mode:
+ * the cpu backend's bits, on every kind of buffer */
+static void case_repro(wr_type t, enum pat p, size_t n)
+{
+    const size_t es = ES(t);
+    const int ti = t == WR_DOUBLE;
+    char what[160];
+    int r;
+    unsigned char want[8], got[8];
+    gen(hin, n, t, WR_SUM, p, n);
+    snprintf(what, sizeof what, "%s n=%zu pattern %d", tu_type_name(t), n, (int)p);
+    set_mode(WR_FLOAT_REPRODUCIBLE);
+
+    /* reduce, and reduce_exact rounded by wr_exact_sum_round; the exact
+     * sum itself: this backend's sum of x merged with the cpu's sum of -x
+     * is exactly zero (no NaNs), and float data's sum rounded to double
+     * is the cpu's */
+    {
+        tu_tally *tl = &rtal[0][ti];
+        wr_exact_sum neg, want_x;
+        unsigned char want_d[8];
+        size_t i;
+        rran[0][ti] = 1;
+        for (i = 0; i < n; i++) tu_set_f(hcopy, t, i, -tu_get_f(hin, t, i));
+        tu_expect(tl, wr_exact_sum_init(&neg) == WR_SUCCESS && wr_exact_sum_init(&want_x) == WR_SUCCESS &&
+                          wr_reduce_exact(cpu, n ? hcopy : NULL, n, t, &neg) == WR_SUCCESS &&
+                          wr_reduce_exact(cpu, n ? hin : NULL, n, t, &want_x) == WR_SUCCESS &&
+                          wr_exact_sum_round(&want_x, WR_DOUBLE, want_d) == WR_SUCCESS,
+                  "cpu wr_reduce_exact %s", what);
+        if (tu_expect(tl, wr_reduce(cpu, hin, want, n, t, WR_SUM) == WR_SUCCESS, "cpu reduce %s", what))
+            for (r = 0; r < R_COUNT; r++) {
+                wr_context *c = rctx((enum res)r);
+                wr_exact_sum xs;
+                res_put((enum res)r, rin[r], hin, n * es);
+                res_poison((enum res)r, rout[r], es);
+                if (call_ok(tl, c, wr_reduce(c, n ? rin[r] : NULL, rout[r], n, t, WR_SUM), what)) {
+                    res_get((enum res)r, got, rout[r], es);
+                    tu_expect(tl, memcmp(got, want, es) == 0, "reproducible wr_reduce %s on %s buffers: other bits",
+                              what, res_name[r]);
+                }
+                if (!tu_expect(tl, wr_exact_sum_init(&xs) == WR_SUCCESS, "wr_exact_sum_init") ||
+                    !call_ok(tl, c, wr_reduce_exact(c, n ? rin[r] : NULL, n, t, &xs), what))
+                    continue;
+                if (tu_expect(tl, wr_exact_sum_round(&xs, t, got) == WR_SUCCESS, "wr_exact_sum_round"))
+                    tu_expect(tl, memcmp(got, want, es) == 0, "wr_reduce_exact %s on %s buffers: other bits", what,
+                              res_name[r]);
+                if (tu_expect(tl, wr_exact_sum_round(&xs, WR_DOUBLE, got) == WR_SUCCESS, "wr_exact_sum_round"))
+                    tu_expect(tl, memcmp(got, want_d, 8) == 0,
+                              "wr_reduce_exact %s on %s buffers, rounded to double: other bits", what, res_name[r]);
+                if (p != P_NAN && tu_expect(tl, wr_exact_sum_merge(&xs, &neg) == WR_SUCCESS, "wr_exact_sum_merge") &&
+                    tu_expect(tl, wr_exact_sum_round(&xs, WR_DOUBLE, got) == WR_SUCCESS, "wr_exact_sum_round")) {
+                    double z;
+                    memcpy(&z, got, 8);
+                    tu_expect(tl, z == 0.0, "wr_reduce_exact %s on %s buffers: minus the cpu's exact sum is %g, not 0",
+                              what, res_name[r], z);
+                }
+            }
+    }
+    /* rows: one lane a row, lanes a row, a sum a row */
+    {
+        static const size_t cols[] = { 7, 64, 100, 4097, 300001 };
+        tu_tally *tl = &rtal[1][ti];
+        size_t k;
+        rran[1][ti] = 1;
+        for (k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+            const size_t rows = n / cols[k];
+            if (rows == 0) continue;
+            if (!tu_expect(tl, wr_reduce_rows(cpu, hin, hcpu, rows, cols[k], t, WR_SUM) == WR_SUCCESS, "cpu rows"))
+                continue;
+            for (r = 0; r < R_COUNT; r++) {
+                wr_context *c = rctx((enum res)r);
+                res_put((enum res)r, rin[r], hin, rows * cols[k] * es);
+                res_poison((enum res)r, rout[r], rows * es);
+                if (!call_ok(tl, c, wr_reduce_rows(c, rin[r], rout[r], rows, cols[k], t, WR_SUM), what)) continue;
+                res_get((enum res)r, hgot[r], rout[r], rows * es);
+                tu_expect(tl, same_bits(hcpu, hgot[r], rows, t),
+                          "reproducible wr_reduce_rows %s, %zu x %zu, on %s buffers: other bits", what, rows, cols[k],
+                          res_name[r]);
+            }
+        }
+    }
+    /* segments: short, long (one team), empty, and one longer than 4 MiB */
+    {
+        tu_tally *tl = &rtal[2][ti];
+        size_t nseg = 0, pos = 3;
+        rran[2][ti] = 1;
+        hoff[0] = pos;
+        while (pos < n && nseg < 5000) {
+            size_t len = tu_below(&rng, 8) == 0 ? tu_below(&rng, 20000) : tu_below(&rng, 40);
+            if (nseg == 7 && n > ((size_t)1 << 20) + 10) len = ((size_t)1 << 20) + 5;
+            pos = len > n - pos ? n : pos + len;
+            hoff[++nseg] = pos;
+        }
+        if (nseg > 0 &&
+            tu_expect(tl, wr_reduce_segments(cpu, hin, hcpu, nseg, hoff, t, WR_SUM) == WR_SUCCESS, "cpu segments"))
+            for (r = 0; r < R_COUNT; r++) {
+                wr_context *c = rctx((enum res)r);
+                res_put((enum res)r, rin[r], hin, n * es);
+                res_put((enum res)r, roff[r], hoff, (nseg + 1) * sizeof(size_t));
+                res_poison((enum res)r, rout[r], nseg * es);
+                if (!call_ok(tl, c, wr_reduce_segments(c, rin[r], rout[r], nseg, roff[r], t, WR_SUM), what))
+                    continue;
+                res_get((enum res)r, hgot[r], rout[r], nseg * es);
+                tu_expect(tl, same_bits(hcpu, hgot[r], nseg, t),
+                          "reproducible wr_reduce_segments %s, %zu segments, on %s buffers: other bits", what, nseg,
+                          res_name[r]);
+            }
+    }
+    set_mode(WR_FLOAT_FAST);
+}
+
 /* ---- the rest ------------------------------------------------------------------------ */
 
 /* 2^26 uniform [0,1) floats: every prefix within 1e-4 relative of the exact one. */
@@ -561,6 +703,7 @@ int main(void)
     hcopy = tu_xmalloc(cap * 8);
     hoff = tu_xmalloc((cap + 1) * sizeof *hoff);
     for (k = 0; k < F_COUNT * TU_NTYPES * TU_NOPS; k++) tu_tally_init(&tal[0][0][0] + k);
+    for (k = 0; k < 6; k++) tu_tally_init(&rtal[0][0] + k);
 
     TU_FOR_PAIRS(t, op) {
         const int flt = tu_is_float(t);
@@ -632,6 +775,18 @@ int main(void)
         }
     }
 
+    /* reproducible mode: float and double SUM */
+    {
+        static const size_t rsizes[] = { 0, 1, 2, 31, 4097, 65537, ((size_t)1 << 20) + 3, ((size_t)1 << 21) + 5 };
+        static const enum pat rpats[] = { P_ROUNDED, P_SPREAD, P_NAN, P_NEGZERO };
+        size_t j, q;
+        for (k = 0; k < 2; k++)
+            for (j = 0; j < sizeof rsizes / sizeof rsizes[0]; j++)
+                for (q = 0; q < sizeof rpats / sizeof rpats[0]; q++)
+                    if (rsizes[j] <= max_n && rsizes[j] + 64 <= cap && (q < 2 || rsizes[j] < 100000))
+                        case_repro(k ? WR_DOUBLE : WR_FLOAT, rpats[q], rsizes[j]);
+    }
+
     for (r = 0; r < F_COUNT; r++)
         for (k = 0; k < TU_NTYPES * TU_NOPS; k++) {
             const wr_type tt = tu_types[k / TU_NOPS];
@@ -645,6 +800,14 @@ int main(void)
                           fn_name[r], tu_type_name(tt), tu_op_name(oo));
         }
 
+    {
+        static const char *const rname[3] = { "wr_reduce and wr_reduce_exact", "wr_reduce_rows", "wr_reduce_segments" };
+        for (r = 0; r < 3; r++)
+            for (k = 0; k < 2; k++)
+                if (rran[r][k])
+                    tu_report(&rtal[r][k], "reproducible %s %s SUM on omptarget (host, staged, mapped, device "
+                              "buffers) = cpu, bit for bit", rname[r], k ? "double" : "float");
+    }
     accuracy();
     misc();
 

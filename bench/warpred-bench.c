@@ -27,11 +27,12 @@
 #include <unistd.h>
 #include "bench.h"
 #include "output.h"
+#include "bench_omp.h"
 #include "wr_ops.h"
 
 /* ---- options ------------------------------------------------------------ */
 
-enum { BK_CPU = 1, BK_CUDA = 2 };
+enum { BK_CPU = 1, BK_CUDA = 2, BK_OMPT = 4 };
 enum { FM_FAST = 1, FM_REPRO = 2 };
 
 struct opts {
@@ -62,6 +63,10 @@ static void usage(FILE *f)
 "\n"
 "What to measure:\n"
 "  --backend cpu|cuda|all   backends of the matrix (default: the default one)\n"
+"  --backend omptarget      the omptarget table instead: reduce and scan f32/f64\n"
+"                           SUM at --sizes, rows f32 (32, 1024, 32768 columns),\n"
+"                           against the plain OpenMP-offload loops and the cuda\n"
+"                           backend on the same device arrays, with the targets\n"
 "  --funcs LIST             reduce,scan,exscan,reduce_rows,reduce_segments,\n"
 "                           argmin,argmax or all (rows/segments also accepted)\n"
 "  --types LIST             i32,i64,u32,u64,f32,f64 or all\n"
@@ -253,8 +258,9 @@ static void parse_args(int argc, char **argv, struct opts *o)
             if (!strcmp(b, "cpu")) o->backends = BK_CPU;
             else if (!strcmp(b, "cuda")) o->backends = BK_CUDA;
             else if (!strcmp(b, "all")) o->backends = BK_CPU | BK_CUDA;
+            else if (!strcmp(b, "omptarget")) o->backends = BK_OMPT;
             else if (!strcmp(b, "auto") || !strcmp(b, "default")) o->backends = 0;
-            else die_usage("unknown backend '%s' (cpu, cuda, all)", b);
+            else die_usage("unknown backend '%s' (cpu, cuda, all, omptarget)", b);
         }
         else if (!strcmp(a, "--funcs")) funcs = ARG();
         else if (!strcmp(a, "--types")) types = ARG();
@@ -334,6 +340,17 @@ int bcu_cub_result(struct bcu_cub *c, void *o, size_t *i, void *v, char *err)
 { (void)c; (void)o; (void)i; (void)v; strcpy(err, "no CUDA"); return -1; }
 void bcu_cub_free(struct bcu_cub *c) { (void)c; }
 int bcu_seed_table(int w, int r, wr_context *ctx) { (void)w; (void)r; (void)ctx; return -1; }
+#endif
+
+/* ---- without the omptarget plugin: no omptarget table -------------------- */
+#ifndef WR_BENCH_OMPT
+int bomp_table(const struct bomp_opts *o, wr_context *cuda)
+{
+    (void)o;
+    (void)cuda;
+    bench_note("\nomptarget: warpred-bench was built without an OpenMP-offload compiler; table skipped");
+    return 1;
+}
 #endif
 
 /* ---- one backend's buffers ---------------------------------------------- */
@@ -907,6 +924,15 @@ int main(int argc, char **argv)
     if (getenv("WARPRED_BACKEND"))
         bench_note("note: WARPRED_BACKEND=%s overrides the contexts' backends", getenv("WARPRED_BACKEND"));
 
+    if (o.want_matrix && (o.backends & BK_OMPT)) {
+        struct bomp_opts bo;
+        bo.sizes = o.sizes;
+        bo.nsizes = o.nsizes;
+        bo.reps = o.reps;
+        bo.warmup = o.warmup;
+        bo.check = o.check;
+        failures += bomp_table(&bo, cuda);
+    }
     if (o.want_matrix) {
         if (o.backends & BK_CPU) {
             struct env e;

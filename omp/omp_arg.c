@@ -1,0 +1,161 @@
+/*
+ * omp_arg.c -- argmin and argmax as OpenMP target regions.
+ *
+ * The same two passes as reduce (omp_reduce.c), over (value, index) pairs:
+ * pass 1 writes the best pair of every lane slot (lane l of tile t visits
+ * its elements in increasing index order and keeps the first best, or the
+ * first NaN); one team then folds the slots' pairs.  Pairs from different
+ * places are combined by take(), which looks at the indices: a NaN beats
+ * everything and the lower index wins among equals (-0 and +0 are equal, as
+ * in NumPy).  That combination is associative and commutative, so the
+ * result is the first index of the extreme whatever the order, and exact.
+ */
+#include <config.h>
+#include <stdio.h>
+#include "omp_kern.h"
+
+#define WRO_NONE SIZE_MAX     /* the index of an empty slot */
+
+#define WRO_DEF_ARG(sfx, T, E, wsfx, W)                                                 \
+    /* 1 if (vb, ib) is to replace (va, ia) */                                         \
+    static inline int wro_take_##sfx(T va, size_t ia, T vb, size_t ib, int is_max)     \
+    {                                                                                  \
+        if (ib == WRO_NONE) return 0;                                                  \
+        if (ia == WRO_NONE) return 1;                                                  \
+        if (ia < ib) return wr_arg_better_##sfx(va, vb, is_max);                       \
+        return !wr_arg_better_##sfx(vb, va, is_max);                                   \
+    }                                                                                  \
+    static void wro_ap1_##sfx(int dev, int par, const void *vx, size_t n, size_t K, int is_max, void *vpv, \
+                              size_t *pi)                                              \
+    {                                                                                  \
+        const T *x = (const T *)vx;                                                    \
+        T *pv = (T *)vpv;                                                              \
+        const size_t tile = (size_t)WRO_L * K, G = (n + tile - 1) / tile * WRO_L;     \
+        WRO_PRAGMA(omp target teams distribute parallel for simd if(parallel: par) device(dev) is_device_ptr(x, pv, pi)) \
+        for (size_t g = 0; g < G; g++) {                                               \
+            const size_t first = g / WRO_L * tile + g % WRO_L;                         \
+            size_t k = first < n ? (n - first + WRO_L - 1) / WRO_L : 0, bi = WRO_NONE, j; \
+            T bv = 0;                                                                  \
+            if (k > K) k = K;                                                          \
+            if (k > 0) { bv = x[first]; bi = first; }                                  \
+            for (j = 1; j < k; j++) {                                                  \
+                const T v = x[first + j * WRO_L];                                      \
+                if (wr_arg_better_##sfx(bv, v, is_max)) { bv = v; bi = first + j * WRO_L; } \
+            }                                                                          \
+            pv[g] = bv;                                                                \
+            pi[g] = bi;                                                                \
+        }                                                                              \
+    }                                                                                  \
+    /* one team over n pairs: those of x[0..n) (pi == NULL: value x[j], index  */     \
+    /* j) or the slots (x[j], pi[j]); the best to *rv, *ri */                         \
+    static void wro_afin_##sfx(int dev, int par, const void *vx, const size_t *pi, size_t n, int is_max, void *vrv, \
+                               size_t *ri)                                             \
+    {                                                                                  \
+        const T *x = (const T *)vx;                                                    \
+        T *rv = (T *)vrv;                                                              \
+        WRO_PRAGMA(omp target device(dev) is_device_ptr(x, pi, rv, ri)) \
+        {                                                                              \
+            T lv[WRO_TL], bv = 0;                                                      \
+            size_t li[WRO_TL], bi = WRO_NONE;                                          \
+            for (size_t c0 = 0; c0 < n; c0 += WRO_CH) {                                \
+                const size_t m = n - c0 < WRO_CH ? n - c0 : WRO_CH;                    \
+                WRO_PRAGMA(omp parallel if(par))                                               \
+                {                                                                      \
+                    WRO_PRAGMA(omp for simd)                                           \
+                    for (int l = 0; l < WRO_TL; l++) {                                 \
+                        T v = 0;                                                       \
+                        size_t i = WRO_NONE;                                           \
+                        for (size_t j = c0 + (size_t)l; j < c0 + m; j += WRO_TL) {     \
+                            const size_t ij = pi ? pi[j] : j;                          \
+                            if (wro_take_##sfx(v, i, x[j], ij, is_max)) { v = x[j]; i = ij; } \
+                        }                                                              \
+                        lv[l] = v;                                                     \
+                        li[l] = i;                                                     \
+                    }                                                                  \
+                    for (int h = WRO_TL / 2; h > 0; h /= 2) {                          \
+                        WRO_PRAGMA(omp for simd)                                       \
+                        for (int l = 0; l < h; l++)                                    \
+                            if (wro_take_##sfx(lv[l], li[l], lv[l + h], li[l + h], is_max)) { \
+                                lv[l] = lv[l + h];                                     \
+                                li[l] = li[l + h];                                     \
+                            }                                                          \
+                    }                                                                  \
+                }                                                                      \
+                if (wro_take_##sfx(bv, bi, lv[0], li[0], is_max)) { bv = lv[0]; bi = li[0]; } \
+            }                                                                          \
+            *rv = bv;                                                                  \
+            *ri = bi;                                                                  \
+        }                                                                              \
+    }
+WRO_TYPES(WRO_DEF_ARG)
+#undef WRO_DEF_ARG
+
+struct wro_arg {
+    size_t size;
+    void (*p1)(int dev, int par, const void *x, size_t n, size_t K, int is_max, void *pv, size_t *pi);
+    void (*fin)(int dev, int par, const void *x, const size_t *pi, size_t n, int is_max, void *rv, size_t *ri);
+};
+#define WRO_ARG_ENTRY(sfx, T, E, wsfx, W) [E] = { sizeof(T), wro_ap1_##sfx, wro_afin_##sfx },
+static const struct wro_arg wro_arg_tab[WRO_NTYPES] = { WRO_TYPES(WRO_ARG_ENTRY) };
+#undef WRO_ARG_ENTRY
+
+wr_status wro_argext(struct wro_state *st, const struct wr_call *call, const void *in, size_t count, wr_type type,
+                     int is_max, size_t *index, void *value, char *err)
+{
+    const struct wro_arg *k = &wro_arg_tab[type];
+    const size_t es = k->size, K = wro_plan_k(count), G = K ? wro_plan_g(count, K) : 0;
+    const int par = wro_par(st, count);
+    struct wro_buf bi, bx, bv;
+    struct wro_scratch s;
+    wr_status rc;
+    char *stage = NULL, *pv = NULL, *rv;
+    size_t *pi = NULL, *ri;
+
+    if ((rc = wro_resolve(st, in, count * es, call->in, "in", &bi, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, index, sizeof *index, call->out, "index", &bx, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, value, value ? es : 0, call->aux, "value", &bv, err)) != WR_SUCCESS) return rc;
+    rc = wro_scratch_open(st, &s,
+                          2 * WRO_SCRATCH_SIZE(8) + (K ? WRO_SCRATCH_SIZE(G * es) + WRO_SCRATCH_SIZE(G * sizeof(size_t)) : 0) +
+                              (bi.direct ? 0 : WRO_SCRATCH_SIZE(count * es < st->staging ? count * es : st->staging)),
+                          err);
+    if (rc != WR_SUCCESS) return rc;
+    rv = wro_scratch_take(&s, 8);
+    ri = wro_scratch_take(&s, 8);
+    if (K) {
+        pv = wro_scratch_take(&s, G * es);
+        pi = wro_scratch_take(&s, G * sizeof(size_t));
+    }
+    if (!bi.direct) stage = wro_scratch_take(&s, count * es < st->staging ? count * es : st->staging);
+
+    if (!K) {
+        const void *x = bi.p;
+        if (!bi.direct) {
+            rc = wro_copy(st, stage, 1, bi.p, bi.on_dev, count * es, err);
+            x = stage;
+        }
+        if (rc == WR_SUCCESS) k->fin(st->dev, par, x, NULL, count, is_max, rv, ri);
+    } else if (bi.direct) {
+        k->p1(st->dev, par, bi.p, count, K, is_max, pv, pi);
+        k->fin(st->dev, par, pv, pi, G, is_max, rv, ri);
+    } else {
+        /* whole tiles per chunk, as in reduce; indices made global after */
+        const size_t tile = WRO_L * K, chunk = st->staging / es / tile * tile;
+        size_t c0;
+        for (c0 = 0; c0 < count && rc == WR_SUCCESS; c0 += chunk) {
+            const size_t m = count - c0 < chunk ? count - c0 : chunk, g0 = c0 / tile * WRO_L;
+            const size_t ng = (m + tile - 1) / tile * WRO_L;
+            size_t *pc = pi + g0;
+            rc = wro_copy(st, stage, 1, bi.p + c0 * es, bi.on_dev, m * es, err);
+            if (rc != WR_SUCCESS) break;
+            k->p1(st->dev, par, stage, m, K, is_max, pv + g0 * es, pc);
+#pragma omp target teams distribute parallel for simd if(parallel: par) device(st->dev) is_device_ptr(pc)
+            for (size_t g = 0; g < ng; g++)
+                if (pc[g] != WRO_NONE) pc[g] += c0;
+        }
+        if (rc == WR_SUCCESS) k->fin(st->dev, par, pv, pi, G, is_max, rv, ri);
+    }
+    if (rc == WR_SUCCESS) rc = wro_copy(st, bx.p, bx.on_dev, ri, 1, sizeof *index, err);
+    if (rc == WR_SUCCESS && value != NULL) rc = wro_copy(st, bv.p, bv.on_dev, rv, 1, es, err);
+    wro_scratch_close(&s);
+    return rc;
+}

@@ -1,0 +1,830 @@
+/*
+ * omptarget_xval.c -- the omptarget backend against the cpu backend.
+ *
+ * Every public function x type x op x size, on four kinds of buffer:
+ *   host     plain host memory on an OPENMP_TARGET context (on a device:
+ *            staged through the default 64 MiB buffers; on the host
+ *            fallback: used in place);
+ *   staged   plain host memory on a context whose staging buffers are the
+ *            least allowed (WARPRED_OMPTARGET_STAGING_BYTES=4194304), so
+ *            that the larger sizes go through many chunks, also on the
+ *            host fallback;
+ *   mapped   host memory mapped with `target enter data` (the kernels use
+ *            its device copy);
+ *   device   memory from omp_target_alloc.
+ * On a machine without an offload device, mapped and device buffers are
+ * host memory (OpenMP's host fallback); the same program runs for real on a
+ * GPU machine.  Checks:
+ *  - exact data (wrapping integers, integer-valued floats, powers of two for
+ *    float PROD, any values for MIN/MAX), NaNs, all negative zeros, ties:
+ *    the cpu backend's bits (any NaN matches any NaN) and the reference's;
+ *  - random float SUM/PROD: within DESIGN.md's bounds of a long-double
+ *    reference;
+ *  - on every kind of data: the four kinds of buffer give the same bits
+ *    (staging is cut on the kernels' own boundaries: a staged call is the
+ *    device-resident call), NaNs included;
+ *  - the run's own bits again on a second call (determinism).
+ * In reproducible mode (WR_FLOAT_REPRODUCIBLE), float and double SUM
+ * reductions, rows, segments and wr_reduce_exact must give the cpu
+ * backend's bits exactly (both round the exact sum once), on random data,
+ * on data spread over every binade that cancels, with NaNs and with -0s;
+ * and wr_reduce_exact's sum is the cpu's exactly (merged with the cpu's
+ * exact sum of the negated data it rounds to zero).
+ * Then a 2^26-element float scan within 1e-4 relative, the context's
+ * description, streams, and refusals (bad environment, partly mapped
+ * buffers, decreasing offsets in device memory).
+ *
+ * WR_TEST_MAX_N caps the sizes (default 2^26, in a sanitizer build 2^22).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <omp.h>
+#include "testutil.h"
+
+enum res { R_HOST, R_STAGED, R_MAPPED, R_DEVICE, R_COUNT };
+static const char *const res_name[R_COUNT] = { "host", "staged", "mapped", "device" };
+enum fn { F_REDUCE, F_SCAN, F_EXSCAN, F_ROWS, F_SEGS, F_ARGMIN, F_ARGMAX, F_COUNT };
+static const char *const fn_name[F_COUNT] = { "wr_reduce", "wr_scan", "wr_exscan", "wr_reduce_rows",
+                                              "wr_reduce_segments", "wr_argmin", "wr_argmax" };
+enum pat { P_EXACT, P_ROUNDED, P_NAN, P_NEGZERO, P_TIES, P_SPREAD };
+
+static wr_context *cpu, *omp, *omp_st;
+static int dev, host_dev, have_dev;
+static size_t max_n, cap;                     /* the size cap; buffer capacity in elements */
+static char *rin[R_COUNT], *rout[R_COUNT];
+static size_t *roff[R_COUNT], *ridx[R_COUNT];
+static char *rval[R_COUNT];
+static char *hin, *hcpu, *hgot[R_COUNT], *hcopy;
+static size_t *hoff;
+static tu_tally tal[F_COUNT][TU_NTYPES][TU_NOPS];
+static int ran[F_COUNT][TU_NTYPES][TU_NOPS];
+static tu_rng rng;
+
+#define ES(t) tu_size(t)
+#define AT(p, t, i) ((char *)(p) + (size_t)(i) * ES(t))
+
+/* ---- buffers of each kind ------------------------------------------------------ */
+
+static void *res_alloc(enum res r, size_t bytes)
+{
+    char *p;
+    if (bytes == 0) bytes = 64;
+    if (r == R_DEVICE) {
+        p = omp_target_alloc(bytes, dev);
+        if (p == NULL) bail("omp_target_alloc of %zu bytes failed", bytes);
+        return p;
+    }
+    p = tu_xmalloc(bytes);
+    if (r == R_MAPPED) {
+#pragma omp target enter data map(alloc: p[0:bytes]) device(dev)
+    }
+    return p;
+}
+
+static void res_free(enum res r, void *v, size_t bytes)
+{
+    char *p = v;
+    if (bytes == 0) bytes = 64;
+    if (r == R_DEVICE) {
+        omp_target_free(p, dev);
+        return;
+    }
+    if (r == R_MAPPED) {
+#pragma omp target exit data map(delete: p[0:bytes]) device(dev)
+    }
+    free(p);
+}
+
+static void res_put(enum res r, void *dst, const void *src, size_t bytes)
+{
+    char *d = dst;
+    if (bytes == 0) return;
+    if (r == R_DEVICE) {
+        if (omp_target_memcpy(d, (void *)(uintptr_t)src, bytes, 0, 0, dev, host_dev) != 0)
+            bail("omp_target_memcpy to the device failed");
+        return;
+    }
+    memcpy(d, src, bytes);
+    if (r == R_MAPPED) {
+#pragma omp target update to(d[0:bytes]) device(dev)
+    }
+}
+
+static void res_get(enum res r, void *dst, const void *src, size_t bytes)
+{
+    char *s = (char *)(uintptr_t)src;
+    if (bytes == 0) return;
+    if (r == R_DEVICE) {
+        if (omp_target_memcpy(dst, s, bytes, 0, 0, host_dev, dev) != 0)
+            bail("omp_target_memcpy from the device failed");
+        return;
+    }
+    if (r == R_MAPPED) {
+#pragma omp target update from(s[0:bytes]) device(dev)
+    }
+    memcpy(dst, s, bytes);
+}
+
+static void res_poison(enum res r, void *dst, size_t bytes)
+{
+    unsigned char *h = tu_xmalloc(bytes ? bytes : 1);
+    memset(h, 0x5a, bytes);
+    res_put(r, dst, h, bytes);
+    free(h);
+}
+
+static wr_context *rctx(enum res r)
+{
+    return r == R_STAGED ? omp_st : omp;
+}
+
+/* ---- data -------------------------------------------------------------------------- */
+
+static void gen(void *buf, size_t n, wr_type t, wr_op op, enum pat p, size_t group)
+{
+    size_t i;
+    if (p == P_ROUNDED) {
+        tu_fill(&rng, buf, n, t, op, TU_ROUNDED, group);
+        return;
+    }
+    if (p == P_TIES) {
+        for (i = 0; i < n; i++) {
+            if (tu_is_float(t)) {
+                static const double tv[4] = { -0.0, 0.0, 1.0, -1.0 };
+                tu_set_f(buf, t, i, tv[tu_below(&rng, 4)]);
+            } else {
+                tu_set_bits(buf, t, i, tu_below(&rng, 3));
+            }
+        }
+        return;
+    }
+    if (p == P_NEGZERO) {
+        for (i = 0; i < n; i++) tu_set_f(buf, t, i, -0.0);
+        return;
+    }
+    if (p == P_SPREAD) {
+        /* every binade the type has, subnormals too, and values that cancel:
+         * the exact sum is far from any rounded one */
+        const int emax = t == WR_FLOAT ? 127 : 1023, emin = t == WR_FLOAT ? -149 : -1074;
+        for (i = 0; i < n; i++) {
+            double v = ldexp(tu_unit(&rng) + 0.5, (int)tu_below(&rng, (uint64_t)(emax - emin)) + emin);
+            if (t == WR_FLOAT && !((float)v < INFINITY)) v = 1.0;
+            if (tu_below(&rng, 2)) v = -v;
+            if (i > 0 && tu_below(&rng, 4) == 0) v = -tu_get_f(buf, t, i - 1);
+            tu_set_f(buf, t, i, v);
+        }
+        return;
+    }
+    tu_fill(&rng, buf, n, t, op, TU_EXACT, group);
+    if (p == P_NAN && n > 0) {
+        tu_set_f(buf, t, tu_below(&rng, n), NAN);
+        tu_set_f(buf, t, tu_below(&rng, n), -NAN);
+    }
+}
+
+/* 1 if a[0..n) and b[0..n) are the same bits */
+static int same_bits(const void *a, const void *b, size_t n, wr_type t)
+{
+    return n == 0 || memcmp(a, b, n * ES(t)) == 0;
+}
+
+/* 1 if every element matches (any NaN matches any NaN); else the first difference */
+static int same_elems(const void *want, const void *got, size_t n, wr_type t, char *why, size_t len)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!tu_same(AT(want, t, i), AT(got, t, i), t)) {
+            char a[96], b[96];
+            snprintf(why, len, "element %zu of %zu: cpu %s, omptarget %s", i, n,
+                     tu_fmt(AT(want, t, i), t, a, sizeof a), tu_fmt(AT(got, t, i), t, b, sizeof b));
+            return 0;
+        }
+    return 1;
+}
+
+static int call_ok(tu_tally *tl, wr_context *c, wr_status st, const char *what)
+{
+    if (!tu_expect(tl, st == WR_SUCCESS, "%s: %s: %s", what, wr_status_string(st), wr_context_error(c))) return 0;
+    return tu_expect(tl, wr_context_last_backend(c) == WR_BACKEND_OPENMP_TARGET, "%s: ran on backend %d", what,
+                     (int)wr_context_last_backend(c));
+}
+
+/* The results of the four kinds of buffer: the cpu's (exact patterns) or
+ * within the bounds (rounded), and each kind the bits of the first. */
+static void judge(tu_tally *tl, const char *what, enum pat p, size_t nout, wr_type t, const int *good,
+                  int (*bounded)(const void *got, char *why, size_t len))
+{
+    char why[512];
+    int r;
+    for (r = 0; r < R_COUNT; r++) {
+        if (!good[r]) continue;
+        if (p == P_ROUNDED) {
+            if (!bounded(hgot[r], why, sizeof why)) tu_expect(tl, 0, "%s on %s buffers: %s", what, res_name[r], why);
+        } else if (!same_elems(hcpu, hgot[r], nout, t, why, sizeof why)) {
+            tu_expect(tl, 0, "%s on %s buffers: %s", what, res_name[r], why);
+        }
+        if (r > 0 && good[0])
+            tu_expect(tl, same_bits(hgot[0], hgot[r], nout, t), "%s: %s buffers do not give the bits of host ones",
+                      what, res_name[r]);
+    }
+}
+
+/* ---- the cases ---------------------------------------------------------------------- */
+
+static const void *b_in;
+static size_t b_n, b_rows, b_cols, b_nseg;
+static wr_type b_t;
+static wr_op b_op;
+static int b_ex;
+static int bound_reduce(const void *got, char *why, size_t len)
+{
+    return tu_check_reduce(b_in, b_n, b_t, b_op, got, 1, why, len);
+}
+static int bound_scan(const void *got, char *why, size_t len)
+{
+    return tu_check_scan(b_in, got, b_n, b_t, b_op, b_ex, 1, why, len);
+}
+static int bound_rows(const void *got, char *why, size_t len)
+{
+    return tu_check_rows(b_in, got, b_rows, b_cols, b_t, b_op, 1, why, len);
+}
+static int bound_segs(const void *got, char *why, size_t len)
+{
+    return tu_check_segments(b_in, got, b_nseg, hoff, b_t, b_op, 1, why, len);
+}
+
+static void case_linear(wr_type t, wr_op op, enum pat p, size_t n)
+{
+    const size_t es = ES(t), bytes = n * es;
+    char what[160];
+    int good[R_COUNT], r, ex;
+    tu_tally *tl = &tal[F_REDUCE][t][op];
+
+    gen(hin, n, t, op, p, n);
+    b_in = hin; b_n = n; b_t = t; b_op = op;
+    snprintf(what, sizeof what, "%s %s n=%zu pattern %d", tu_type_name(t), tu_op_name(op), n, (int)p);
+
+    /* reduce */
+    ran[F_REDUCE][t][op] = 1;
+    if (!tu_expect(tl, wr_reduce(cpu, hin, hcpu, n, t, op) == WR_SUCCESS, "cpu wr_reduce %s", what)) return;
+    for (r = 0; r < R_COUNT; r++) {
+        wr_context *c = rctx((enum res)r);
+        res_put((enum res)r, rin[r], hin, bytes);
+        res_poison((enum res)r, rout[r], es);
+        good[r] = call_ok(tl, c, wr_reduce(c, rin[r], rout[r], n, t, op), what);
+        res_get((enum res)r, hgot[r], rout[r], es);
+        if (good[r] && r == R_HOST) {       /* the same bits again */
+            unsigned char again[8];
+            if (wr_reduce(c, rin[r], rout[r], n, t, op) == WR_SUCCESS) {
+                res_get((enum res)r, again, rout[r], es);
+                tu_expect(tl, same_bits(again, hgot[r], 1, t), "%s: a second call gave other bits", what);
+            }
+        }
+    }
+    judge(tl, what, p, 1, t, good, bound_reduce);
+
+    /* scans, out of place then in place */
+    for (ex = 0; ex < 2; ex++) {
+        const enum fn f = ex ? F_EXSCAN : F_SCAN;
+        wr_status (*scan)(wr_context *, const void *, void *, size_t, wr_type, wr_op) = ex ? wr_exscan : wr_scan;
+        tl = &tal[f][t][op];
+        ran[f][t][op] = 1;
+        b_ex = ex;
+        if (!tu_expect(tl, scan(cpu, hin, hcpu, n, t, op) == WR_SUCCESS, "cpu %s %s", fn_name[f], what)) continue;
+        for (r = 0; r < R_COUNT; r++) {
+            wr_context *c = rctx((enum res)r);
+            res_put((enum res)r, rin[r], hin, bytes);
+            res_poison((enum res)r, rout[r], bytes);
+            good[r] = call_ok(tl, c, scan(c, n ? rin[r] : NULL, n ? rout[r] : NULL, n, t, op), what);
+            res_get((enum res)r, hgot[r], rout[r], bytes);
+        }
+        judge(tl, what, p, n, t, good, bound_scan);
+        for (r = 0; r < R_COUNT; r++) {
+            wr_context *c = rctx((enum res)r);
+            char w2[200];
+            snprintf(w2, sizeof w2, "%s in place", what);
+            res_put((enum res)r, rout[r], hin, bytes);
+            good[r] = call_ok(tl, c, scan(c, rout[r], rout[r], n, t, op), w2);
+            res_get((enum res)r, hcopy, rout[r], bytes);
+            if (good[r])
+                tu_expect(tl, same_bits(hcopy, hgot[r], n, t), "%s on %s buffers: in place differs from out of place",
+                          w2, res_name[r]);
+        }
+    }
+}
+
+static void case_rows(wr_type t, wr_op op, enum pat p, size_t rows, size_t cols)
+{
+    const size_t es = ES(t), n = rows * cols;
+    char what[160];
+    int good[R_COUNT], r;
+    tu_tally *tl = &tal[F_ROWS][t][op];
+
+    gen(hin, n, t, op, p, cols);
+    b_in = hin; b_rows = rows; b_cols = cols; b_t = t; b_op = op;
+    snprintf(what, sizeof what, "%s %s %zu x %zu pattern %d", tu_type_name(t), tu_op_name(op), rows, cols, (int)p);
+    ran[F_ROWS][t][op] = 1;
+    if (!tu_expect(tl, wr_reduce_rows(cpu, hin, hcpu, rows, cols, t, op) == WR_SUCCESS, "cpu %s", what)) return;
+    for (r = 0; r < R_COUNT; r++) {
+        wr_context *c = rctx((enum res)r);
+        res_put((enum res)r, rin[r], hin, n * es);
+        res_poison((enum res)r, rout[r], rows * es);
+        good[r] = call_ok(tl, c, wr_reduce_rows(c, n ? rin[r] : NULL, rout[r], rows, cols, t, op), what);
+        res_get((enum res)r, hgot[r], rout[r], rows * es);
+    }
+    judge(tl, what, p, rows, t, good, bound_rows);
+}
+
+static void case_segments(wr_type t, wr_op op, enum pat p, size_t nseg, const char *shape)
+{
+    const size_t es = ES(t), n = hoff[nseg];
+    char what[200];
+    int good[R_COUNT], r;
+    tu_tally *tl = &tal[F_SEGS][t][op];
+
+    size_t longest = 1, i;
+    for (i = 0; i < nseg; i++)
+        if (hoff[i + 1] - hoff[i] > longest) longest = hoff[i + 1] - hoff[i];
+    gen(hin, n, t, op, p, longest);      /* products of the longest stay in range */
+    b_in = hin; b_nseg = nseg; b_t = t; b_op = op;
+    snprintf(what, sizeof what, "%s %s %s (%zu segments, %zu elements, from %zu) pattern %d", tu_type_name(t),
+             tu_op_name(op), shape, nseg, n - hoff[0], hoff[0], (int)p);
+    ran[F_SEGS][t][op] = 1;
+    if (!tu_expect(tl, wr_reduce_segments(cpu, hin, hcpu, nseg, hoff, t, op) == WR_SUCCESS, "cpu %s", what)) return;
+    for (r = 0; r < R_COUNT; r++) {
+        wr_context *c = rctx((enum res)r);
+        res_put((enum res)r, rin[r], hin, n * es);
+        res_put((enum res)r, roff[r], hoff, (nseg + 1) * sizeof(size_t));
+        res_poison((enum res)r, rout[r], nseg * es);
+        good[r] = call_ok(tl, c, wr_reduce_segments(c, n > hoff[0] ? rin[r] : NULL, rout[r], nseg, roff[r], t, op),
+                          what);
+        res_get((enum res)r, hgot[r], rout[r], nseg * es);
+    }
+    judge(tl, what, p, nseg, t, good, bound_segs);
+}
+
+static void case_argext(wr_type t, enum pat p, size_t n)
+{
+    const size_t es = ES(t);
+    char what[160];
+    int is_max, r;
+    gen(hin, n, t, WR_MIN, p, n);
+    for (is_max = 0; is_max < 2; is_max++) {
+        const enum fn f = is_max ? F_ARGMAX : F_ARGMIN;
+        wr_status (*arg)(wr_context *, const void *, size_t, wr_type, size_t *, void *) = is_max ? wr_argmax : wr_argmin;
+        tu_tally *tl = &tal[f][t][0];
+        size_t want = n ? tu_ref_argext(hin, n, t, is_max) : 0, ci = 7, gi[R_COUNT];
+        unsigned char cv[8], gv[8];
+        snprintf(what, sizeof what, "%s %s n=%zu pattern %d", fn_name[f], tu_type_name(t), n, (int)p);
+        ran[f][t][0] = 1;
+        if (n == 0) {
+            for (r = 0; r < R_COUNT; r++) {
+                wr_context *c = rctx((enum res)r);
+                tu_expect(tl, arg(c, rin[r], 0, t, ridx[r], NULL) == WR_ERR_EMPTY, "%s on %s: not WR_ERR_EMPTY",
+                          what, res_name[r]);
+            }
+            continue;
+        }
+        tu_expect(tl, arg(cpu, hin, n, t, &ci, cv) == WR_SUCCESS && ci == want, "cpu %s: index %zu, wanted %zu",
+                  what, ci, want);
+        for (r = 0; r < R_COUNT; r++) {
+            wr_context *c = rctx((enum res)r);
+            res_put((enum res)r, rin[r], hin, n * es);
+            res_poison((enum res)r, ridx[r], sizeof(size_t));
+            res_poison((enum res)r, rval[r], 8);
+            if (!call_ok(tl, c, arg(c, rin[r], n, t, ridx[r], rval[r]), what)) continue;
+            res_get((enum res)r, &gi[r], ridx[r], sizeof(size_t));
+            res_get((enum res)r, gv, rval[r], es);
+            tu_expect(tl, gi[r] == want && memcmp(gv, AT(hin, t, want), es) == 0,
+                      "%s on %s buffers: index %zu, wanted %zu", what, res_name[r], gi[r], want);
+            /* value may be NULL */
+            if (r == R_HOST) {
+                size_t i2 = 7;
+                tu_expect(tl, arg(c, rin[r], n, t, ridx[r], NULL) == WR_SUCCESS, "%s, value NULL: %s", what,
+                          wr_context_error(c));
+                res_get((enum res)r, &i2, ridx[r], sizeof(size_t));
+                tu_expect(tl, i2 == want, "%s, value NULL: index %zu, wanted %zu", what, i2, want);
+            }
+        }
+    }
+}
+
+/* ---- reproducible float sums ---------------------------------------------------------- */
+
+static tu_tally rtal[3][2];              /* reduce (and reduce_exact), rows, segments x float, double */
+static int rran[3][2];
+
+static void set_mode(wr_float_mode m)
+{
+    if (wr_context_set_float_mode(cpu, m) != WR_SUCCESS || wr_context_set_float_mode(omp, m) != WR_SUCCESS ||
+        wr_context_set_float_mode(omp_st, m) != WR_SUCCESS)
+        bail("wr_context_set_float_mode failed");
+}
+
+/* reduce, reduce_exact, rows and segments of x[0..n) in reproducible mode:
+ * the cpu backend's bits, on every kind of buffer */
+static void case_repro(wr_type t, enum pat p, size_t n)
+{
+    const size_t es = ES(t);
+    const int ti = t == WR_DOUBLE;
+    char what[160];
+    int r;
+    unsigned char want[8], got[8];
+    gen(hin, n, t, WR_SUM, p, n);
+    snprintf(what, sizeof what, "%s n=%zu pattern %d", tu_type_name(t), n, (int)p);
+    set_mode(WR_FLOAT_REPRODUCIBLE);
+
+    /* reduce, and reduce_exact rounded by wr_exact_sum_round; the exact
+     * sum itself: this backend's sum of x merged with the cpu's sum of -x
+     * is exactly zero (no NaNs), and float data's sum rounded to double
+     * is the cpu's */
+    {
+        tu_tally *tl = &rtal[0][ti];
+        wr_exact_sum neg, want_x;
+        unsigned char want_d[8];
+        size_t i;
+        rran[0][ti] = 1;
+        for (i = 0; i < n; i++) tu_set_f(hcopy, t, i, -tu_get_f(hin, t, i));
+        tu_expect(tl, wr_exact_sum_init(&neg) == WR_SUCCESS && wr_exact_sum_init(&want_x) == WR_SUCCESS &&
+                          wr_reduce_exact(cpu, n ? hcopy : NULL, n, t, &neg) == WR_SUCCESS &&
+                          wr_reduce_exact(cpu, n ? hin : NULL, n, t, &want_x) == WR_SUCCESS &&
+                          wr_exact_sum_round(&want_x, WR_DOUBLE, want_d) == WR_SUCCESS,
+                  "cpu wr_reduce_exact %s", what);
+        if (tu_expect(tl, wr_reduce(cpu, hin, want, n, t, WR_SUM) == WR_SUCCESS, "cpu reduce %s", what))
+            for (r = 0; r < R_COUNT; r++) {
+                wr_context *c = rctx((enum res)r);
+                wr_exact_sum xs;
+                res_put((enum res)r, rin[r], hin, n * es);
+                res_poison((enum res)r, rout[r], es);
+                if (call_ok(tl, c, wr_reduce(c, n ? rin[r] : NULL, rout[r], n, t, WR_SUM), what)) {
+                    res_get((enum res)r, got, rout[r], es);
+                    tu_expect(tl, memcmp(got, want, es) == 0, "reproducible wr_reduce %s on %s buffers: other bits",
+                              what, res_name[r]);
+                }
+                if (!tu_expect(tl, wr_exact_sum_init(&xs) == WR_SUCCESS, "wr_exact_sum_init") ||
+                    !call_ok(tl, c, wr_reduce_exact(c, n ? rin[r] : NULL, n, t, &xs), what))
+                    continue;
+                if (tu_expect(tl, wr_exact_sum_round(&xs, t, got) == WR_SUCCESS, "wr_exact_sum_round"))
+                    tu_expect(tl, memcmp(got, want, es) == 0, "wr_reduce_exact %s on %s buffers: other bits", what,
+                              res_name[r]);
+                if (tu_expect(tl, wr_exact_sum_round(&xs, WR_DOUBLE, got) == WR_SUCCESS, "wr_exact_sum_round"))
+                    tu_expect(tl, memcmp(got, want_d, 8) == 0,
+                              "wr_reduce_exact %s on %s buffers, rounded to double: other bits", what, res_name[r]);
+                if (p != P_NAN && tu_expect(tl, wr_exact_sum_merge(&xs, &neg) == WR_SUCCESS, "wr_exact_sum_merge") &&
+                    tu_expect(tl, wr_exact_sum_round(&xs, WR_DOUBLE, got) == WR_SUCCESS, "wr_exact_sum_round")) {
+                    double z;
+                    memcpy(&z, got, 8);
+                    tu_expect(tl, z == 0.0, "wr_reduce_exact %s on %s buffers: minus the cpu's exact sum is %g, not 0",
+                              what, res_name[r], z);
+                }
+            }
+    }
+    /* rows: one lane a row, lanes a row, a sum a row */
+    {
+        static const size_t cols[] = { 7, 64, 100, 4097, 300001 };
+        tu_tally *tl = &rtal[1][ti];
+        size_t k;
+        rran[1][ti] = 1;
+        for (k = 0; k < sizeof cols / sizeof cols[0]; k++) {
+            const size_t rows = n / cols[k];
+            if (rows == 0) continue;
+            if (!tu_expect(tl, wr_reduce_rows(cpu, hin, hcpu, rows, cols[k], t, WR_SUM) == WR_SUCCESS, "cpu rows"))
+                continue;
+            for (r = 0; r < R_COUNT; r++) {
+                wr_context *c = rctx((enum res)r);
+                res_put((enum res)r, rin[r], hin, rows * cols[k] * es);
+                res_poison((enum res)r, rout[r], rows * es);
+                if (!call_ok(tl, c, wr_reduce_rows(c, rin[r], rout[r], rows, cols[k], t, WR_SUM), what)) continue;
+                res_get((enum res)r, hgot[r], rout[r], rows * es);
+                tu_expect(tl, same_bits(hcpu, hgot[r], rows, t),
+                          "reproducible wr_reduce_rows %s, %zu x %zu, on %s buffers: other bits", what, rows, cols[k],
+                          res_name[r]);
+            }
+        }
+    }
+    /* segments: short, long (one team), empty, and one longer than 4 MiB */
+    {
+        tu_tally *tl = &rtal[2][ti];
+        size_t nseg = 0, pos = 3;
+        rran[2][ti] = 1;
+        hoff[0] = pos;
+        while (pos < n && nseg < 5000) {
+            size_t len = tu_below(&rng, 8) == 0 ? tu_below(&rng, 20000) : tu_below(&rng, 40);
+            if (nseg == 7 && n > ((size_t)1 << 20) + 10) len = ((size_t)1 << 20) + 5;
+            pos = len > n - pos ? n : pos + len;
+            hoff[++nseg] = pos;
+        }
+        if (nseg > 0 &&
+            tu_expect(tl, wr_reduce_segments(cpu, hin, hcpu, nseg, hoff, t, WR_SUM) == WR_SUCCESS, "cpu segments"))
+            for (r = 0; r < R_COUNT; r++) {
+                wr_context *c = rctx((enum res)r);
+                res_put((enum res)r, rin[r], hin, n * es);
+                res_put((enum res)r, roff[r], hoff, (nseg + 1) * sizeof(size_t));
+                res_poison((enum res)r, rout[r], nseg * es);
+                if (!call_ok(tl, c, wr_reduce_segments(c, rin[r], rout[r], nseg, roff[r], t, WR_SUM), what))
+                    continue;
+                res_get((enum res)r, hgot[r], rout[r], nseg * es);
+                tu_expect(tl, same_bits(hcpu, hgot[r], nseg, t),
+                          "reproducible wr_reduce_segments %s, %zu segments, on %s buffers: other bits", what, nseg,
+                          res_name[r]);
+            }
+    }
+    set_mode(WR_FLOAT_FAST);
+}
+
+/* ---- the rest ------------------------------------------------------------------------ */
+
+/* 2^26 uniform [0,1) floats: every prefix within 1e-4 relative of the exact one. */
+static void accuracy(void)
+{
+    const size_t n = (size_t)1 << 26;
+    float *buf;
+    double exact = 0;
+    size_t i, bad = 0;
+    tu_rng r;
+    wr_status st;
+    if (max_n < n) {
+        skip_block(1, "WR_TEST_MAX_N is below 2^26");
+        return;
+    }
+    buf = tu_xmalloc(n * sizeof *buf);
+    tu_rng_seed(&r, 2026);
+    for (i = 0; i < n; i++) buf[i] = (float)(tu_rand(&r) >> 40) * 0x1p-24f;
+    st = wr_scan(omp, buf, buf, n, WR_FLOAT, WR_SUM);
+    tu_rng_seed(&r, 2026);
+    for (i = 0; st == WR_SUCCESS && i < n; i++) {
+        exact += (double)(tu_rand(&r) >> 40) * 0x1p-24;
+        if (!(fabs((double)buf[i] - exact) <= 1e-4 * exact)) bad++;
+    }
+    ok(st == WR_SUCCESS && bad == 0, "wr_scan of 2^26 uniform [0,1) floats on omptarget: every output within 1e-4 "
+       "relative (%zu off: %s)", bad, wr_context_error(omp));
+    free(buf);
+}
+
+static void misc(void)
+{
+    wr_context *c = NULL;
+    wr_status st;
+    const char *d = wr_context_describe(omp);
+    int dummy = 0;
+
+    ok(tu_contains(d, "omptarget: OpenMP offload") && (have_dev ? tu_contains(d, "device") : tu_contains(d, "host fallback")),
+       "wr_context_describe names the OpenMP offload backend and its device: \"%s\"", d);
+    ok(wr_context_has_backend(omp, WR_BACKEND_OPENMP_TARGET) && !wr_context_has_backend(omp, WR_BACKEND_CUDA),
+       "an OPENMP_TARGET context has the omptarget backend");
+    st = wr_context_set_stream(omp, &dummy);
+    ok(st == WR_ERR_NO_BACKEND && tu_contains(wr_context_error(omp), "no streams"),
+       "wr_context_set_stream with a stream: WR_ERR_NO_BACKEND: \"%s\"", wr_context_error(omp));
+    ok(wr_context_set_stream(omp, NULL) == WR_SUCCESS && wr_context_synchronize(omp) == WR_SUCCESS,
+       "wr_context_set_stream(NULL) and wr_context_synchronize succeed");
+
+    setenv("WARPRED_OMPTARGET_STAGING_BYTES", "1000", 1);
+    st = wr_context_create(&c, WR_BACKEND_OPENMP_TARGET);
+    ok(st == WR_ERR_INVALID_ARG && c == NULL && tu_contains(wr_context_error(NULL), "WARPRED_OMPTARGET_STAGING_BYTES"),
+       "WARPRED_OMPTARGET_STAGING_BYTES below 4 MiB is refused: \"%s\"", wr_context_error(NULL));
+    wr_context_destroy(c);
+    unsetenv("WARPRED_OMPTARGET_STAGING_BYTES");
+    setenv("WARPRED_OMPTARGET_DEVICE", "4096", 1);
+    c = NULL;
+    st = wr_context_create(&c, WR_BACKEND_OPENMP_TARGET);
+    ok(st == WR_ERR_NO_BACKEND && c == NULL && tu_contains(wr_context_error(NULL), "WARPRED_OMPTARGET_DEVICE"),
+       "WARPRED_OMPTARGET_DEVICE past the last device is refused: \"%s\"", wr_context_error(NULL));
+    wr_context_destroy(c);
+    unsetenv("WARPRED_OMPTARGET_DEVICE");
+
+    /* decreasing offsets where the backend checks them (device memory on a
+     * device; host memory on the host fallback, checked by lib/) */
+    {
+        const enum res rs[2] = { R_MAPPED, R_DEVICE };
+        int k;
+        for (k = 0; k < 2; k++) {
+            size_t o[5] = { 0, 2, 4, 3, 6 };
+            int32_t x[6] = { 1, 1, 1, 1, 1, 1 }, y[4];
+            res_put(rs[k], rin[rs[k]], x, sizeof x);
+            res_put(rs[k], roff[rs[k]], o, sizeof o);
+            res_poison(rs[k], rout[rs[k]], sizeof y);
+            st = wr_reduce_segments(omp, rin[rs[k]], rout[rs[k]], 4, roff[rs[k]], WR_INT32, WR_SUM);
+            res_get(rs[k], y, rout[rs[k]], sizeof y);
+            size_t b, untouched = 1;
+            for (b = 0; b < sizeof y; b++) untouched &= ((unsigned char *)y)[b] == 0x5a;
+            ok(st == WR_ERR_INVALID_ARG && tu_contains(wr_context_error(omp), "offsets[3] = 3 < offsets[2] = 4") &&
+                   untouched,
+               "decreasing offsets in %s memory: refused, output untouched: \"%s\"", res_name[rs[k]],
+               wr_context_error(omp));
+        }
+    }
+
+    /* a buffer mapped only in part */
+    if (!have_dev) {
+        skip_block(1, "no offload device: nothing is mapped");
+    } else {
+        float *p = tu_xmalloc(1024 * sizeof *p), sum = -1;
+        memset(p, 0, 1024 * sizeof *p);
+#pragma omp target enter data map(to: p[0:512]) device(dev)
+        st = wr_reduce(omp, p, &sum, 1024, WR_FLOAT, WR_SUM);
+        ok(st == WR_ERR_INVALID_ARG && tu_contains(wr_context_error(omp), "mapped") && sum == -1,
+           "a buffer mapped in part is refused: \"%s\"", wr_context_error(omp));
+        st = wr_reduce(omp, p, &sum, 512, WR_FLOAT, WR_SUM);
+        ok(st == WR_SUCCESS && sum == 0, "its mapped part is reduced on the device copy");
+#pragma omp target exit data map(delete: p[0:512]) device(dev)
+        free(p);
+    }
+}
+
+/* The plugin: where WARPRED_PLUGIN_DIR says if warpred_omptarget.so is
+ * there (a bundle's run.sh), else the build tree's (make check points
+ * WARPRED_PLUGIN_DIR at the CUDA plugin's directory). */
+static void use_plugin_dir(void)
+{
+#ifdef WR_TEST_OMPT_PLUGIN_DIR
+    const char *d = getenv("WARPRED_PLUGIN_DIR");
+    char path[4096];
+    FILE *f = NULL;
+    if (d != NULL && (size_t)snprintf(path, sizeof path, "%s/warpred_omptarget.so", d) < sizeof path)
+        f = fopen(path, "rb");
+    if (f != NULL) fclose(f);
+    else setenv("WARPRED_PLUGIN_DIR", WR_TEST_OMPT_PLUGIN_DIR, 1);
+#endif
+}
+
+int main(void)
+{
+    static const size_t extra[] = { 65536, ((size_t)1 << 18) + 3, ((size_t)1 << 21) + 5 };
+    static const size_t shapes[][2] = {
+        { 5, 0 }, { 1, 1 }, { 3, 1 }, { 7, 3 }, { 1000, 2 }, { 1000, 5 }, { 1000, 32 }, { 511, 33 },
+        { 257, 64 }, { 300, 65 }, { 33, 1024 }, { 20, 1025 }, { 100, 4097 }, { 3, 65537 },
+        { 2, 300001 }, { 65537, 16 }
+    };
+    static const size_t lens[] = { 0, 1, 3, 8, 40, 300, 1500, 5000 };
+    const char *v;
+    wr_type t;
+    wr_op op;
+    size_t k;
+    int r;
+
+    use_plugin_dir();
+    unsetenv("WARPRED_BACKEND");
+    unsetenv("WARPRED_OMPTARGET_STAGING_BYTES");
+    unsetenv("WARPRED_OMPTARGET_DEVICE");
+    v = getenv("WR_TEST_MAX_N");
+#if defined(__SANITIZE_ADDRESS__)
+    max_n = v ? (size_t)strtoull(v, NULL, 10) : (size_t)1 << 22;     /* sanitizers: 5-20x slower */
+#else
+    max_n = v ? (size_t)strtoull(v, NULL, 10) : (size_t)1 << 26;
+#endif
+    plan_lazy();
+    tu_rng_seed(&rng, tu_seed());
+
+    dev = omp_get_default_device();
+    host_dev = omp_get_initial_device();
+    have_dev = omp_get_num_devices() > 0;
+    cpu = tu_context(WR_BACKEND_CPU);
+    omp = tu_context(WR_BACKEND_OPENMP_TARGET);
+    setenv("WARPRED_OMPTARGET_STAGING_BYTES", "4194304", 1);
+    omp_st = tu_context(WR_BACKEND_OPENMP_TARGET);
+    unsetenv("WARPRED_OMPTARGET_STAGING_BYTES");
+    diag("%s", wr_context_describe(omp));
+    diag("%d offload device%s, default device %d", omp_get_num_devices(), omp_get_num_devices() == 1 ? "" : "s", dev);
+
+    cap = ((size_t)1 << 21) + 64;
+    if (cap > max_n + 64) cap = max_n + 64;
+    for (r = 0; r < R_COUNT; r++) {
+        rin[r] = res_alloc((enum res)r, cap * 8);
+        rout[r] = res_alloc((enum res)r, cap * 8);
+        roff[r] = res_alloc((enum res)r, (cap + 1) * sizeof(size_t));
+        ridx[r] = res_alloc((enum res)r, sizeof(size_t));
+        rval[r] = res_alloc((enum res)r, 8);
+        hgot[r] = tu_xmalloc(cap * 8);
+    }
+    hin = tu_xmalloc(cap * 8);
+    hcpu = tu_xmalloc(cap * 8);
+    hcopy = tu_xmalloc(cap * 8);
+    hoff = tu_xmalloc((cap + 1) * sizeof *hoff);
+    for (k = 0; k < F_COUNT * TU_NTYPES * TU_NOPS; k++) tu_tally_init(&tal[0][0][0] + k);
+    for (k = 0; k < 6; k++) tu_tally_init(&rtal[0][0] + k);
+
+    TU_FOR_PAIRS(t, op) {
+        const int flt = tu_is_float(t);
+        /* linear: every size, exact data; rounded, NaN and -0 data on floats */
+        for (k = 0; k < tu_nsizes + sizeof extra / sizeof extra[0]; k++) {
+            const size_t n = k < tu_nsizes ? tu_sizes[k] : extra[k - tu_nsizes];
+            if (n > max_n || n + 64 > cap) continue;
+            if (k >= tu_nsizes + 2 && op != WR_SUM && op != WR_MIN) continue;   /* the largest: a few ops */
+            case_linear(t, op, P_EXACT, n);
+            if (flt && (op == WR_SUM || op == WR_PROD)) case_linear(t, op, P_ROUNDED, n);
+            if (flt && (n % 2 == 1 || n == 4096)) {
+                case_linear(t, op, P_NAN, n);
+                case_linear(t, op, P_NEGZERO, n);
+            }
+        }
+        /* rows: one lane, lanes per row, and a reduce per row */
+        for (k = 0; k < sizeof shapes / sizeof shapes[0]; k++) {
+            const size_t n = shapes[k][0] * shapes[k][1];
+            if (n > max_n || n + 64 > cap) continue;
+            case_rows(t, op, P_EXACT, shapes[k][0], shapes[k][1]);
+            if (flt && (op == WR_SUM || op == WR_PROD)) case_rows(t, op, P_ROUNDED, shapes[k][0], shapes[k][1]);
+        }
+        /* segments: random lengths around L (0: all empty), from offset 17 for
+         * one of them; one long among short; one longer than the staging
+         * buffer (4 MiB) */
+        for (k = 0; k < sizeof lens / sizeof lens[0]; k++) {
+            size_t nseg = lens[k] ? (cap - 64 < max_n ? cap - 64 : max_n) / (lens[k] + 1) / 4 : 100, i;
+            char shape[48];
+            if (nseg > 20000) nseg = 20000;
+            if (nseg == 0) continue;
+            hoff[0] = k == 2 ? 17 : 0;
+            for (i = 0; i < nseg; i++) hoff[i + 1] = hoff[i] + (lens[k] ? tu_below(&rng, 2 * lens[k] + 1) : 0);
+            if (hoff[nseg] + 64 > cap || hoff[nseg] > max_n) continue;
+            snprintf(shape, sizeof shape, "lengths 0..%zu", 2 * lens[k]);
+            case_segments(t, op, P_EXACT, nseg, shape);
+            if (flt && (op == WR_SUM || op == WR_PROD)) case_segments(t, op, P_ROUNDED, nseg, shape);
+        }
+        {
+            size_t nseg = 0, pos = 0, i, longest = 300000 < max_n / 2 ? 300000 : max_n / 2;
+            hoff[0] = 0;
+            for (i = 0; i < 3; i++) hoff[++nseg] = pos;
+            for (i = 0; i < 500; i++) { pos += tu_below(&rng, 7); hoff[++nseg] = pos; }
+            pos += longest; hoff[++nseg] = pos;
+            for (i = 0; i < 500; i++) { pos += tu_below(&rng, 7); hoff[++nseg] = pos; }
+            if (pos + 64 <= cap && pos <= max_n) case_segments(t, op, P_EXACT, nseg, "one long among short");
+            pos = ((size_t)1 << 20) + 3;
+            hoff[0] = 5;
+            hoff[1] = 6;
+            hoff[2] = 6 + pos;
+            hoff[3] = 9 + pos;
+            if (hoff[3] + 64 <= cap && hoff[3] <= max_n && (op == WR_SUM || op == WR_MAX)) {
+                case_segments(t, op, P_EXACT, 3, "one longer than the staging buffer");
+                if (flt && op == WR_SUM) case_segments(t, op, P_ROUNDED, 3, "one longer than the staging buffer");
+            }
+        }
+    }
+    for (k = 0; k < TU_NTYPES; k++) {
+        const size_t sizes2[] = { 0, 1, 2, 31, 257, 4097, 65537, 65538, ((size_t)1 << 20) + 3 };
+        size_t j;
+        t = tu_types[k];
+        for (j = 0; j < sizeof sizes2 / sizeof sizes2[0]; j++) {
+            if (sizes2[j] > max_n || sizes2[j] + 64 > cap) continue;
+            case_argext(t, P_EXACT, sizes2[j]);
+            case_argext(t, P_TIES, sizes2[j]);
+            if (tu_is_float(t)) {
+                case_argext(t, P_NAN, sizes2[j]);
+                case_argext(t, P_NEGZERO, sizes2[j]);
+            }
+        }
+    }
+
+    /* reproducible mode: float and double SUM */
+    {
+        static const size_t rsizes[] = { 0, 1, 2, 31, 4097, 65537, ((size_t)1 << 20) + 3, ((size_t)1 << 21) + 5 };
+        static const enum pat rpats[] = { P_ROUNDED, P_SPREAD, P_NAN, P_NEGZERO };
+        size_t j, q;
+        for (k = 0; k < 2; k++)
+            for (j = 0; j < sizeof rsizes / sizeof rsizes[0]; j++)
+                for (q = 0; q < sizeof rpats / sizeof rpats[0]; q++)
+                    if (rsizes[j] <= max_n && rsizes[j] + 64 <= cap && (q < 2 || rsizes[j] < 100000))
+                        case_repro(k ? WR_DOUBLE : WR_FLOAT, rpats[q], rsizes[j]);
+    }
+
+    for (r = 0; r < F_COUNT; r++)
+        for (k = 0; k < TU_NTYPES * TU_NOPS; k++) {
+            const wr_type tt = tu_types[k / TU_NOPS];
+            const wr_op oo = tu_ops[k % TU_NOPS];
+            if (!ran[r][tt][oo]) continue;
+            if (r >= F_ARGMIN)
+                tu_report(&tal[r][tt][oo], "%s %s on omptarget (host, staged, mapped, device buffers) = cpu",
+                          fn_name[r], tu_type_name(tt));
+            else
+                tu_report(&tal[r][tt][oo], "%s %s %s on omptarget (host, staged, mapped, device buffers) = cpu",
+                          fn_name[r], tu_type_name(tt), tu_op_name(oo));
+        }
+
+    {
+        static const char *const rname[3] = { "wr_reduce and wr_reduce_exact", "wr_reduce_rows", "wr_reduce_segments" };
+        for (r = 0; r < 3; r++)
+            for (k = 0; k < 2; k++)
+                if (rran[r][k])
+                    tu_report(&rtal[r][k], "reproducible %s %s SUM on omptarget (host, staged, mapped, device "
+                              "buffers) = cpu, bit for bit", rname[r], k ? "double" : "float");
+    }
+    accuracy();
+    misc();
+
+    for (r = 0; r < R_COUNT; r++) {
+        res_free((enum res)r, rin[r], cap * 8);
+        res_free((enum res)r, rout[r], cap * 8);
+        res_free((enum res)r, roff[r], (cap + 1) * sizeof(size_t));
+        res_free((enum res)r, ridx[r], sizeof(size_t));
+        res_free((enum res)r, rval[r], 8);
+        free(hgot[r]);
+    }
+    free(hin);
+    free(hcpu);
+    free(hcopy);
+    free(hoff);
+    wr_context_destroy(omp_st);
+    wr_context_destroy(omp);
+    wr_context_destroy(cpu);
+    return 0;
+}

@@ -278,7 +278,8 @@ static wr_status wro_check(void *state, const size_t *offsets, size_t nsegments,
     return wro_check_offsets(state, offsets, nsegments, sum, err);
 }
 
-/* Reproducible float/double SUM (wrx_applies) goes to omp_exact.c. */
+/* Reproducible float/double SUM (wrx_applies) goes to omp_exact.c; its scans
+ * are the cpu backend's only (lib/api.c keeps them there under AUTO). */
 static wr_status op_reduce(void *state, const struct wr_call *call, const void *in, void *out, size_t count,
                            wr_type type, wr_op op, char *err)
 {
@@ -289,6 +290,10 @@ static wr_status op_reduce(void *state, const struct wr_call *call, const void *
 static wr_status op_scan(void *state, const struct wr_call *call, const void *in, void *out, size_t count,
                          wr_type type, wr_op op, int exclusive, char *err)
 {
+    if (wrx_applies(call->fmode, type, op)) {
+        snprintf(err, WR_ERRLEN, "reproducible float/double SUM scans run on the cpu backend only");
+        return WR_ERR_UNSUPPORTED;
+    }
     return wro_scan(state, call, in, out, count, type, op, exclusive, err);
 }
 

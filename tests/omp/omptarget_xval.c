@@ -580,6 +580,19 @@ static void misc(void)
     ok(wr_context_set_stream(omp, NULL) == WR_SUCCESS && wr_context_synchronize(omp) == WR_SUCCESS,
        "wr_context_set_stream(NULL) and wr_context_synchronize succeed");
 
+    {
+        /* reproducible float scans are the cpu backend's only: refused here,
+         * with the output untouched */
+        float xin[3] = { 1e30f, 1, -1e30f }, xout[3] = { 7, 7, 7 };
+        ok(wr_context_set_float_mode(omp, WR_FLOAT_REPRODUCIBLE) == WR_SUCCESS &&
+           wr_scan(omp, xin, xout, 3, WR_FLOAT, WR_SUM) == WR_ERR_UNSUPPORTED &&
+           tu_contains(wr_context_error(omp), "cpu backend only") && xout[0] == 7 && xout[1] == 7 && xout[2] == 7 &&
+           wr_exscan(omp, xin, xout, 3, WR_FLOAT, WR_SUM) == WR_ERR_UNSUPPORTED && xout[0] == 7,
+           "reproducible float scans: WR_ERR_UNSUPPORTED, output untouched: \"%s\"", wr_context_error(omp));
+        ok(wr_context_set_float_mode(omp, WR_FLOAT_FAST) == WR_SUCCESS &&
+           wr_scan(omp, xin, xout, 3, WR_FLOAT, WR_SUM) == WR_SUCCESS, "and in fast mode they run");
+    }
+
     setenv("WARPRED_OMPTARGET_STAGING_BYTES", "1000", 1);
     st = wr_context_create(&c, WR_BACKEND_OPENMP_TARGET);
     ok(st == WR_ERR_INVALID_ARG && c == NULL && tu_contains(wr_context_error(NULL), "WARPRED_OMPTARGET_STAGING_BYTES"),

@@ -55,6 +55,7 @@
 #include <string.h>
 #include <new>
 #include "plugin.cuh"
+#include "exact.cuh"
 
 namespace wrcuda {
 
@@ -186,6 +187,7 @@ void strand_destroy(strand *S)
     cudaFree(S->sblk);
     cudaFree(S->segctr);
     cudaFree(S->doff);
+    cudaFree(S->xs);
     cudaFreeHost(host_side(*S).hres);
     for (int b = 0; b < kStagingBufs; b++) {
         cudaFree(S->sdev[b]);
@@ -241,8 +243,8 @@ wr_status after_stream(strand &S, cudaStream_t us, char *err)
     return WR_SUCCESS;
 }
 
-/* The stream strand: scratch for every launch a queued call may make,
- * allocated now; its own stream (non-blocking: it never waits for the
+/* The stream strand: scratch for every launch a queued call may make
+ * (exact sums' included), allocated now; its own stream (non-blocking: it never waits for the
  * legacy stream) for the set-up and for reading back the bad word. */
 wr_status stream_strand_create(state *ctx, char *err)
 {
@@ -266,6 +268,7 @@ wr_status stream_strand_create(state *ctx, char *err)
         S->part_cap = (size_t)kMaxGrid * 16;
         WRCUDA_TRY(reserve_scan(*S, ctx->scan_reserve, err));
         WRCUDA_TRY(reserve_segments(*S, err));
+        WRCUDA_TRY(exact_scratch(*S, err));   /* reproducible float sums (exact.cu) */
         /* hres: [0, 8) where the bad word is read back; the flag after the
          * result slot, where a pool strand keeps its done word */
         const unsigned hflags = ctx->can_map ? cudaHostAllocMapped : cudaHostAllocDefault;

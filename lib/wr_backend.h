@@ -72,8 +72,9 @@ struct wr_call {
     size_t first, last;      /* reduce_segments: offsets[0] and offsets[nsegments], checked
                                 (both 0 when offsets_unchecked) */
     /* reduce_segments on a backend whose set_stream() took a stream, with in,
-     * out and offsets all device or managed memory: 1 when lib/ did not read
-     * the offsets (reading them would wait for the stream).  in is then only
+     * out and offsets all device or managed memory, and not an exact sum
+     * (wrx_applies() false): 1 when lib/ did not read the offsets (reading
+     * them would wait for the stream).  in is then only
      * known to be non-NULL and aligned, and out not to overlap the offsets.
      * The backend must check on the device that the offsets do not decrease,
      * read no element outside in[offsets[0] .. offsets[nsegments]), and
@@ -154,6 +155,13 @@ struct wr_backend_ops {
     /* count >= 1.  is_max == 0: argmin, else argmax.  value may be NULL. */
     wr_status (*argext)(void *state, const struct wr_call *call, const void *in, size_t count,
                         wr_type type, int is_max, size_t *index, void *value, char *err);
+    /* count >= 1, type WR_FLOAT or WR_DOUBLE: write the exact sum of
+     * in[0..count) to acc, a struct wrx_acc of lib/wr_exact.h in host
+     * memory, whatever call->fmode says (wr_reduce_exact).  In reproducible
+     * mode, reduce, reduce_rows and reduce_segments of float/double SUM must
+     * round that exact sum with wr_exact.h (wrx_applies() says when). */
+    wr_status (*reduce_exact)(void *state, const struct wr_call *call, const void *in, size_t count,
+                              wr_type type, void *acc, char *err);
 };
 
 /* The cpu backend's table (cpu/), linked into libwarpred.so. */

@@ -10,7 +10,8 @@
  * Each case runs twice, the first time without the pause: a kernel's first
  * launch may load its module, which can wait for the device.
  * Then: float segments queued and not (the same bits: the mapping chosen on
- * the device is the host's); decreasing offsets found on the device,
+ * the device is the host's); reproducible float sums (the cpu's bits);
+ * decreasing offsets found on the device,
  * reported by the next call and by wr_context_synchronize; argument errors
  * (immediate, outputs untouched); calls with host buffers (ordered after the
  * stream's work, complete on return, refused during capture without ending
@@ -273,6 +274,65 @@ static void check_segment_bits(void)
     free(a);
     free(b);
     free(hoff);
+}
+
+/* Reproducible mode (exact float sums) queued: reduce and rows return at
+ * once with the cpu backend's bits; segments read their offsets on the
+ * host (they wait for the stream) and give the cpu's bits too. */
+static void check_reproducible(void)
+{
+    const size_t n = (1u << 20) + 3, rows = 1000, cols = 1000, nseg = 300;
+    float *h = (float *)host_alloc(n * 4), *want = (float *)host_alloc(rows * 4), *got = (float *)host_alloc(rows * 4);
+    size_t hoff[nseg + 1];
+    void *din = dev_alloc(n * 4), *dout = dev_alloc(rows * 4);
+    size_t *doff = (size_t *)dev_alloc(sizeof hoff);
+    uint64_t r = 99;
+    int good = 1;
+    for (size_t i = 0; i < n; i++) h[i] = (float)((int64_t)(rng_next(&r) >> 40) - (1 << 23)) * 0x1p-20f;
+    if (make_offsets(hoff, nseg, 3000, 98) > n) bail("reproducible: segments past the input");
+    CK(cudaMemcpy(din, h, n * 4, cudaMemcpyHostToDevice));
+    CK(cudaMemcpy(doff, hoff, sizeof hoff, cudaMemcpyHostToDevice));
+    if (wr_context_set_float_mode(cpu, WR_FLOAT_REPRODUCIBLE) != WR_SUCCESS ||
+        wr_context_set_float_mode(gpu, WR_FLOAT_REPRODUCIBLE) != WR_SUCCESS)
+        bail("set_float_mode: %s", wr_context_error(gpu));
+    for (int k = 0; k < 3; k++) {
+        const char *what[3] = { "wr_reduce", "wr_reduce_rows", "wr_reduce_segments" };
+        const size_t m = k == 0 ? 1 : k == 1 ? rows : nseg;
+        wr_status a, b;
+        CK(cudaMemsetAsync(dout, 0x5a, rows * 4, S1));
+        if (k == 1) k_pause<<<1, 1, 0, S1>>>(kPause / 5);
+        if (k == 0) {
+            a = wr_reduce(cpu, h, want, n, WR_FLOAT, WR_SUM);
+            b = wr_reduce(gpu, din, dout, n, WR_FLOAT, WR_SUM);
+        } else if (k == 1) {
+            a = wr_reduce_rows(cpu, h, want, rows, cols, WR_FLOAT, WR_SUM);
+            b = wr_reduce_rows(gpu, din, dout, rows, cols, WR_FLOAT, WR_SUM);
+            if (b == WR_SUCCESS && cudaStreamQuery(S1) != cudaErrorNotReady) {
+                diag("reproducible wr_reduce_rows: returned after the stream's earlier work had finished");
+                good = 0;
+            }
+        } else {
+            a = wr_reduce_segments(cpu, h, want, nseg, hoff, WR_FLOAT, WR_SUM);
+            b = wr_reduce_segments(gpu, din, dout, nseg, doff, WR_FLOAT, WR_SUM);
+        }
+        CK(cudaStreamSynchronize(S1));
+        CK(cudaMemcpy(got, dout, m * 4, cudaMemcpyDeviceToHost));
+        if (a != WR_SUCCESS || b != WR_SUCCESS || memcmp(got, want, m * 4) != 0) {
+            diag("reproducible %s: %s / %s, or not the cpu's bits", what[k], wr_context_error(cpu),
+                 wr_context_error(gpu));
+            good = 0;
+        }
+    }
+    ok(good, "reproducible float SUM queued (reduce, rows) and with host-read offsets (segments): the cpu's bits");
+    if (wr_context_set_float_mode(cpu, WR_FLOAT_FAST) != WR_SUCCESS ||
+        wr_context_set_float_mode(gpu, WR_FLOAT_FAST) != WR_SUCCESS)
+        bail("set_float_mode: %s", wr_context_error(gpu));
+    CK(cudaFree(din));
+    CK(cudaFree(dout));
+    CK(cudaFree(doff));
+    free(h);
+    free(want);
+    free(got);
 }
 
 /* ---- decreasing offsets, found on the device -------------------------------- */
@@ -570,6 +630,7 @@ int main(void)
     check_segments();
     check_argext();
     check_segment_bits();
+    check_reproducible();
     check_bad_offsets();
     check_arg_errors();
     check_host_buffers();

@@ -154,6 +154,26 @@ int bcu_time(bench_call f, void *arg, int warmup, int reps, struct bench_timing 
 struct bcu_copy { void *dst; const void *src; size_t bytes; };
 int bcu_copy_d2d(void *arg, char *err);
 int bcu_copy_h2d(void *arg, char *err);
+/* The device-to-device copy queued on bcu_stream(), not waited for. */
+int bcu_copy_d2d_queued(void *arg, char *err);
+
+/* ---- --async: calls queued on the benchmark's stream ---- */
+/* The stream (a cudaStream_t, non-blocking) that --async queues everything on. */
+void *bcu_stream(void);
+/* Wait for it. */
+int bcu_sync(char *err);
+/* Median device time of reps calls of f (which must only queue work on
+ * bcu_stream()), each between two events, all queued behind a kernel that
+ * holds the stream until the host has queued them: the device's time alone,
+ * without the host's launch cost.  At least one untimed call first. */
+int bcu_time_queued(bench_call f, void *arg, int warmup, int reps, struct bench_timing *t, char *err);
+/* calls calls of f captured into one CUDA graph (global capture mode) and
+ * replayed: the median over reps replays of the time per call.  Then the
+ * ranges in poison are filled with 0xff and the graph replayed once more,
+ * so that the outputs hold what the graph computed. */
+struct bcu_range { void *p; size_t bytes; };
+int bcu_time_graph(bench_call f, void *arg, int calls, int reps, struct bench_timing *t,
+                   const struct bcu_range *poison, int npoison, char *err);
 
 /* The same operation through CUB on the same device buffers, with its
  * temporary storage allocated by prepare (before any timing). */
@@ -162,19 +182,20 @@ int bcu_cub_prepare(struct bcu_cub **cub, const struct bench_cell *c, const void
                     const size_t *d_offsets, char *err);
 int bcu_cub_run(void *cub, char *err);                     /* a bench_call */
 int bcu_cub_launch(void *cub, char *err);  /* the same without the synchronisation */
+int bcu_cub_queue(void *cub, char *err);   /* the same queued on bcu_stream() */
 /* Copy CUB's last result to the host: out (as for bench_verify) or
  * index/value for argmin/argmax. */
 int bcu_cub_result(struct bcu_cub *cub, void *out, size_t *index, void *value, char *err);
 void bcu_cub_free(struct bcu_cub *cub);
 /* CUB's parts by function (cub_reduce.cu, cub_scan.cu, cub_segreduce.cu);
  * called by bcu_cub_run.  d_out: the output, d_aux: the int64 index of
- * argmin/argmax, d_rowoff unused. */
+ * argmin/argmax; stream: a cudaStream_t (NULL: the legacy stream). */
 int bcu_cub_reduce(const struct bench_cell *c, void *temp, size_t *temp_bytes,
-                   const void *d_in, void *d_out, void *d_aux);
+                   const void *d_in, void *d_out, void *d_aux, void *stream);
 int bcu_cub_scan(const struct bench_cell *c, void *temp, size_t *temp_bytes,
-                 const void *d_in, void *d_out);
+                 const void *d_in, void *d_out, void *stream);
 int bcu_cub_segreduce(const struct bench_cell *c, void *temp, size_t *temp_bytes,
-                      const void *d_in, void *d_out, const size_t *d_offsets);
+                      const void *d_in, void *d_out, const size_t *d_offsets, void *stream);
 
 /* The source articles' kernels (seed_kernels.cu).  Emits rows through
  * bench_emit; returns the number of failed checks (or -1 on a CUDA error). */

@@ -6,6 +6,14 @@
  * is complete (the library promises that of each call), so CUB and the copy
  * are followed by a stream synchronisation too: the events then bracket the
  * time a caller waits for a result, the same quantity for all three.
+ *
+ * --async times calls queued on the benchmark's own stream instead
+ * (bcu_time_queued, bcu_time_graph): ours through a context that has the
+ * stream, CUB and the copy on it directly.  Each call is bracketed by two
+ * events, and all of a measurement's calls are queued behind a kernel that
+ * holds the stream until the host has queued them, so the events see the
+ * device's time alone, never the host's launch cost, for every contender
+ * alike (the technique of nvbench's blocking kernel).
  */
 #include <config.h>
 #include <stdio.h>
@@ -17,6 +25,9 @@
 
 static char dev_name[160];
 static cudaEvent_t ev_start, ev_stop;
+static cudaStream_t bstream;                   /* --async: the stream everything is queued on */
+static volatile unsigned *hold_host;           /* mapped: [0] release, [1] set when the hold timed out */
+static unsigned *hold_dev;
 
 static int fail(cudaError_t e, const char *what, char *err)
 {
@@ -37,7 +48,10 @@ extern "C" int bcu_init(char *why, size_t len)
     if ((e = cudaSetDevice(0)) != cudaSuccess || (e = cudaFree(0)) != cudaSuccess
         || (e = cudaGetDeviceProperties(&p, 0)) != cudaSuccess
         || (e = cudaEventCreate(&ev_start)) != cudaSuccess
-        || (e = cudaEventCreate(&ev_stop)) != cudaSuccess) {
+        || (e = cudaEventCreate(&ev_stop)) != cudaSuccess
+        || (e = cudaStreamCreateWithFlags(&bstream, cudaStreamNonBlocking)) != cudaSuccess
+        || (e = cudaHostAlloc((void **)&hold_host, 2 * sizeof(unsigned), cudaHostAllocMapped)) != cudaSuccess
+        || (e = cudaHostGetDevicePointer((void **)&hold_dev, (void *)hold_host, 0)) != cudaSuccess) {
         snprintf(why, len, "%s", cudaGetErrorString(e));
         return -1;
     }
@@ -119,12 +133,181 @@ extern "C" int bcu_copy_d2d(void *arg, char *err)
     return e == cudaSuccess ? 0 : fail(e, "cudaMemcpy D2D", err);
 }
 
+extern "C" int bcu_copy_d2d_queued(void *arg, char *err)
+{
+    struct bcu_copy *c = (struct bcu_copy *)arg;
+    cudaError_t e = cudaMemcpyAsync(c->dst, c->src, c->bytes, cudaMemcpyDeviceToDevice, bstream);
+    return e == cudaSuccess ? 0 : fail(e, "cudaMemcpyAsync D2D", err);
+}
+
 extern "C" int bcu_copy_h2d(void *arg, char *err)
 {
     struct bcu_copy *c = (struct bcu_copy *)arg;
     cudaError_t e = cudaMemcpy(c->dst, c->src, c->bytes, cudaMemcpyHostToDevice);
     if (e == cudaSuccess) e = cudaStreamSynchronize(0);
     return e == cudaSuccess ? 0 : fail(e, "cudaMemcpy H2D", err);
+}
+
+/* ---- queued timing (--async) ----------------------------------------- */
+
+extern "C" void *bcu_stream(void) { return (void *)bstream; }
+
+extern "C" int bcu_sync(char *err)
+{
+    cudaError_t e = cudaStreamSynchronize(bstream);
+    return e == cudaSuccess ? 0 : fail(e, "cudaStreamSynchronize", err);
+}
+
+/* Hold the stream until the host says so (flag[0]), or for timeout_ns
+ * (then flag[1] says that it timed out: the measurement is void). */
+__global__ void k_hold(volatile unsigned *flag, unsigned long long timeout_ns)
+{
+    unsigned long long t0, t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t0));
+    while (flag[0] == 0) {
+        __nanosleep(500);
+        asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+        if (t - t0 > timeout_ns) {
+            flag[1] = 1;
+            return;
+        }
+    }
+}
+
+static std::vector<cudaEvent_t> ev_pool;
+
+static int events(size_t n, char *err)
+{
+    while (ev_pool.size() < n) {
+        cudaEvent_t ev;
+        cudaError_t e = cudaEventCreate(&ev);
+        if (e != cudaSuccess) return fail(e, "cudaEventCreate", err);
+        ev_pool.push_back(ev);
+    }
+    return 0;
+}
+
+static int hold(char *err)
+{
+    hold_host[0] = hold_host[1] = 0;
+    k_hold<<<1, 1, 0, bstream>>>(hold_dev, 2000000000ull);
+    cudaError_t e = cudaGetLastError();
+    return e == cudaSuccess ? 0 : fail(e, "hold kernel", err);
+}
+
+static int release(char *err)
+{
+    __atomic_store_n((unsigned *)&hold_host[0], 1u, __ATOMIC_RELEASE);
+    cudaError_t e = cudaStreamSynchronize(bstream);
+    if (e != cudaSuccess) return fail(e, "cudaStreamSynchronize", err);
+    if (hold_host[1]) {
+        snprintf(err, WR_BENCH_ERRLEN, "the calls took over 2 s to queue: not measured");
+        return -1;
+    }
+    return 0;
+}
+
+/* reps elapsed times between event pairs 2i, 2i+1, in seconds, into t. */
+static int elapsed(int reps, double scale, struct bench_timing *t, char *err)
+{
+    std::vector<double> v;
+    for (int i = 0; i < reps; i++) {
+        float ms = 0;
+        cudaError_t e = cudaEventElapsedTime(&ms, ev_pool[2 * i], ev_pool[2 * i + 1]);
+        if (e != cudaSuccess) return fail(e, "cudaEventElapsedTime", err);
+        v.push_back(1e-3 * ms * scale);
+    }
+    t->reps = reps;
+    t->med = bench_median(v.data(), reps);
+    t->min = reps ? v[0] : 0;
+    return 0;
+}
+
+extern "C" int bcu_time_queued(bench_call f, void *arg, int warmup, int reps, struct bench_timing *t, char *err)
+{
+    cudaError_t e;
+    memset(t, 0, sizeof *t);
+    /* at least one call before the held stream: a kernel's first launch may
+     * load its module, which can wait for the device (and the held stream) */
+    for (int i = 0; i < (warmup > 0 ? warmup : 1); i++)
+        if (f(arg, err) != 0) return -1;
+    if (bcu_sync(err) || events(2 * (size_t)reps, err) || hold(err)) return -1;
+    for (int i = 0; i < reps; i++) {
+        if ((e = cudaEventRecord(ev_pool[2 * i], bstream)) != cudaSuccess) {
+            release(err);
+            return fail(e, "cudaEventRecord", err);
+        }
+        if (f(arg, err) != 0) {
+            char keep[WR_BENCH_ERRLEN];
+            memcpy(keep, err, sizeof keep);
+            release(err);
+            memcpy(err, keep, sizeof keep);
+            return -1;
+        }
+        if ((e = cudaEventRecord(ev_pool[2 * i + 1], bstream)) != cudaSuccess) {
+            release(err);
+            return fail(e, "cudaEventRecord", err);
+        }
+    }
+    if (release(err)) return -1;
+    return elapsed(reps, 1.0, t, err);
+}
+
+extern "C" int bcu_time_graph(bench_call f, void *arg, int calls, int reps, struct bench_timing *t,
+                              const struct bcu_range *poison, int npoison, char *err)
+{
+    cudaGraph_t g = NULL;
+    cudaGraphExec_t x = NULL;
+    cudaError_t e;
+    int rc = -1;
+    memset(t, 0, sizeof *t);
+    if (f(arg, err) != 0 || bcu_sync(err)) return -1;            /* (modules loaded before the capture) */
+    if ((e = cudaStreamBeginCapture(bstream, cudaStreamCaptureModeGlobal)) != cudaSuccess)
+        return fail(e, "cudaStreamBeginCapture", err);
+    for (int i = 0; i < calls; i++)
+        if (f(arg, err) != 0) {
+            char keep[WR_BENCH_ERRLEN];
+            memcpy(keep, err, sizeof keep);
+            if (cudaStreamEndCapture(bstream, &g) == cudaSuccess && g) cudaGraphDestroy(g);
+            (void)cudaGetLastError();
+            snprintf(err, WR_BENCH_ERRLEN, "in capture: %.200s", keep);
+            return -1;
+        }
+    if ((e = cudaStreamEndCapture(bstream, &g)) != cudaSuccess) return fail(e, "cudaStreamEndCapture", err);
+    if ((e = cudaGraphInstantiate(&x, g, 0)) != cudaSuccess) {
+        fail(e, "cudaGraphInstantiate", err);
+        goto out;
+    }
+    if ((e = cudaGraphLaunch(x, bstream)) != cudaSuccess) {          /* warm-up */
+        fail(e, "cudaGraphLaunch", err);
+        goto out;
+    }
+    if (bcu_sync(err) || events(2 * (size_t)reps, err) || hold(err)) goto out;
+    for (int i = 0; i < reps; i++) {
+        if ((e = cudaEventRecord(ev_pool[2 * i], bstream)) != cudaSuccess ||
+            (e = cudaGraphLaunch(x, bstream)) != cudaSuccess ||
+            (e = cudaEventRecord(ev_pool[2 * i + 1], bstream)) != cudaSuccess) {
+            release(err);
+            fail(e, "cudaGraphLaunch", err);
+            goto out;
+        }
+    }
+    if (release(err) || elapsed(reps, 1.0 / calls, t, err)) goto out;
+    /* the outputs from one more replay, poisoned first: the graph's own */
+    for (int i = 0; i < npoison; i++)
+        if (poison[i].bytes && (e = cudaMemsetAsync(poison[i].p, 0xff, poison[i].bytes, bstream)) != cudaSuccess) {
+            fail(e, "cudaMemsetAsync", err);
+            goto out;
+        }
+    if ((e = cudaGraphLaunch(x, bstream)) != cudaSuccess) {
+        fail(e, "cudaGraphLaunch", err);
+        goto out;
+    }
+    rc = bcu_sync(err);
+out:
+    if (x) cudaGraphExecDestroy(x);
+    if (g) cudaGraphDestroy(g);
+    return rc;
 }
 
 /* ---- CUB: one prepared call ------------------------------------------- */
@@ -139,16 +322,17 @@ struct bcu_cub {
     size_t temp_bytes;
 };
 
-/* One call of CUB's for the cell; temp == NULL asks for the temp size. */
-static int cub_call(struct bcu_cub *b, void *temp, size_t *bytes)
+/* One call of CUB's for the cell on stream st; temp == NULL asks for the
+ * temp size. */
+static int cub_call(struct bcu_cub *b, void *temp, size_t *bytes, cudaStream_t st = 0)
 {
     switch (b->c.func) {
     case BF_REDUCE: case BF_ARGMIN: case BF_ARGMAX:
-        return bcu_cub_reduce(&b->c, temp, bytes, b->d_in, b->d_out, b->d_aux);
+        return bcu_cub_reduce(&b->c, temp, bytes, b->d_in, b->d_out, b->d_aux, (void *)st);
     case BF_SCAN: case BF_EXSCAN:
-        return bcu_cub_scan(&b->c, temp, bytes, b->d_in, b->d_out);
+        return bcu_cub_scan(&b->c, temp, bytes, b->d_in, b->d_out, (void *)st);
     case BF_ROWS: case BF_SEGMENTS:
-        return bcu_cub_segreduce(&b->c, temp, bytes, b->d_in, b->d_out, b->d_off);
+        return bcu_cub_segreduce(&b->c, temp, bytes, b->d_in, b->d_out, b->d_off, (void *)st);
     default:
         return (int)cudaErrorInvalidValue;
     }
@@ -189,6 +373,14 @@ extern "C" int bcu_cub_launch(void *arg, char *err)
 {
     struct bcu_cub *b = (struct bcu_cub *)arg;
     cudaError_t e = (cudaError_t)cub_call(b, b->temp, &b->temp_bytes);
+    if (e == cudaSuccess) e = cudaGetLastError();
+    return e == cudaSuccess ? 0 : fail(e, "CUB", err);
+}
+
+extern "C" int bcu_cub_queue(void *arg, char *err)
+{
+    struct bcu_cub *b = (struct bcu_cub *)arg;
+    cudaError_t e = (cudaError_t)cub_call(b, b->temp, &b->temp_bytes, bstream);
     if (e == cudaSuccess) e = cudaGetLastError();
     return e == cudaSuccess ? 0 : fail(e, "CUB", err);
 }

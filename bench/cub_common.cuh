@@ -61,8 +61,9 @@ struct BcuCall {
     size_t *bytes;
     const void *in;
     void *out;
-    BcuCall(const struct bench_cell *c_, void *temp_, size_t *bytes_, const void *in_, void *out_)
-        : c(c_), temp(temp_), bytes(bytes_), in(in_), out(out_) {}
+    cudaStream_t st;           /* where the call is queued */
+    BcuCall(const struct bench_cell *c_, void *temp_, size_t *bytes_, const void *in_, void *out_, void *st_)
+        : c(c_), temp(temp_), bytes(bytes_), in(in_), out(out_), st((cudaStream_t)st_) {}
 };
 
 /* R::run<T, OP>() for the cell's type and op. */

@@ -22,10 +22,10 @@ struct SegRun : BcuCall {
         const T *i = (const T *)in;
         T *o = (T *)out;
         if constexpr (OP == WR_SUM)
-            return (int)cub::DeviceSegmentedReduce::Sum(temp, *bytes, i, o, nseg, begin, end);
+            return (int)cub::DeviceSegmentedReduce::Sum(temp, *bytes, i, o, nseg, begin, end, st);
         else
             return (int)cub::DeviceSegmentedReduce::Reduce(temp, *bytes, i, o, nseg, begin, end,
-                                                           BcuOp<T, OP>(), bcu_identity<T>(OP));
+                                                           BcuOp<T, OP>(), bcu_identity<T>(OP), st);
     }
     template <class T, int OP> int run()
     {
@@ -40,9 +40,9 @@ struct SegRun : BcuCall {
 } // namespace
 
 extern "C" int bcu_cub_segreduce(const struct bench_cell *c, void *temp, size_t *temp_bytes,
-                                 const void *d_in, void *d_out, const size_t *d_offsets)
+                                 const void *d_in, void *d_out, const size_t *d_offsets, void *stream)
 {
-    SegRun r(c, temp, temp_bytes, d_in, d_out);
+    SegRun r(c, temp, temp_bytes, d_in, d_out, stream);
     r.off = d_offsets;
     return bcu_dispatch(c, r);
 }

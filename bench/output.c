@@ -219,6 +219,15 @@ void bench_progress(const char *fmt, ...)
 
 /* ---- the performance targets, from this run's rows -------------------------- */
 
+/* Whether row r is of (section, backend, name, type, op, param); a NULL
+ * param matches any. */
+static int row_is(const struct bench_row *r, const char *section, const char *backend, const char *name,
+                  const char *type, const char *op, const char *param)
+{
+    return !strcmp(r->section, section) && !strcmp(r->backend, backend) && !strcmp(r->name, name)
+        && !strcmp(r->type, type) && !strcmp(r->op, op) && (param == NULL || !strcmp(r->param, param));
+}
+
 /* The row of (section, backend, name, type, op, param) at n, or at the
  * largest n measured when n == 0. */
 static const struct bench_row *find(const char *section, const char *backend, const char *name,
@@ -228,9 +237,7 @@ static const struct bench_row *find(const char *section, const char *backend, co
     size_t i;
     for (i = 0; i < out.nrows; i++) {
         const struct bench_row *r = &out.rows[i];
-        if (strcmp(r->section, section) || strcmp(r->backend, backend) || strcmp(r->name, name)
-            || strcmp(r->type, type) || strcmp(r->op, op) || strcmp(r->param, param)
-            || r->t.med <= 0)
+        if (!row_is(r, section, backend, name, type, op, param) || r->t.med <= 0)
             continue;
         if (n ? r->n == n : (best == NULL || r->n > best->n)) best = r;
     }
@@ -238,6 +245,8 @@ static const struct bench_row *find(const char *section, const char *backend, co
 }
 
 enum tkind { T_REF_RATIO, T_CEIL_FRAC, T_GBPS };
+
+static void targets_async(void);
 
 /* Digits of a ratio on a target line: 2, or 3 where 2 would print the goal
  * itself for a ratio that falls short of it (0.998x against 1.00x). */
@@ -306,6 +315,111 @@ void bench_targets(void)
     target("cpu reduce sum f32 2^28 >= 0.95x omp simd", "cpu", "reduce", "f32", "sum", "", n28, T_REF_RATIO, 0.95);
     target("cpu scan sum f32 2^28 >= 0.70x memcpy", "cpu", "scan", "f32", "sum", "", n28, T_CEIL_FRAC, 0.7);
     target("cpu scan sum f32 2^28 >= 3x omp scan", "cpu", "scan", "f32", "sum", "", n28, T_REF_RATIO, 3.0);
+    targets_async();
+}
+
+/* One line over several sizes: the rows of (backend, name, type, op,
+ * param) at each n of ns (ns NULL: every n measured from 2^10 to 2^28), their
+ * ratio ref / ours against goal; the worst, or each when there are few.
+ * Nothing when no such row was measured. */
+static void target_sizes(const char *what, const char *backend, const char *name, const char *type,
+                         const char *op, const char *param, const size_t *ns, int nns, double goal)
+{
+    char fig[200] = "", nbuf[32];
+    double worst = 0;
+    size_t worst_n = 0, i;
+    int count = 0, below = 0, bad_check = 0, k;
+    for (i = 0; i < out.nrows; i++) {
+        const struct bench_row *r = &out.rows[i];
+        int in = 0;
+        double v;
+        if (!row_is(r, "matrix", backend, name, type, op, param) || r->t.med <= 0 || r->ref_time <= 0) continue;
+        if (ns == NULL) in = r->n >= ((size_t)1 << 10) && r->n <= ((size_t)1 << 28);
+        for (k = 0; ns && k < nns; k++) in |= r->n == ns[k];
+        if (!in) continue;
+        v = r->ref_time / r->t.med;
+        if (count == 0 || v < worst) { worst = v; worst_n = r->n; }
+        below += v < goal;
+        bad_check += strncmp(r->check, "ok", 2) != 0;
+        if (ns != NULL) {
+            size_t l = strlen(fig);
+            snprintf(fig + l, sizeof fig - l, "%s%s: %.*fx", count ? ", " : "", show_n(r->n, nbuf, sizeof nbuf),
+                     ratio_digits(v, goal), v);
+        }
+        count++;
+    }
+    if (count == 0) return;
+    if (ns == NULL)
+        snprintf(fig, sizeof fig, "worst %.*fx at n=%s; %d of %d sizes below", ratio_digits(worst, goal), worst,
+                 show_n(worst_n, nbuf, sizeof nbuf), below, count);
+    fprintf(out.table, "  %-52s %-46s %s\n", what, fig,
+            bad_check ? "(check failed)" : below ? "NOT met" : "met");
+}
+
+/* The targets of stream-ordered calls (--async rows). */
+static void targets_async(void)
+{
+    static const char *const types[] = { "f32", "i32", "f64", "i64", "u32", "u64" };
+    static const char *const cols[] = { "cols=32", "cols=1024", "cols=32768" };
+    static const char *const modes[2][2] = { { "cuda async", "queued" }, { "cuda graph", "in a graph" } };
+    const size_t two[2] = { (size_t)1 << 20, (size_t)1 << 25 }, n28 = (size_t)1 << 28;
+    char what[96];
+    const struct bench_row *blk, *q;
+    size_t i;
+    int m, t, c;
+    for (i = 0; i < out.nrows; i++)
+        if (!strcmp(out.rows[i].backend, "cuda async") || !strcmp(out.rows[i].backend, "cuda graph")) break;
+    if (i == out.nrows) return;
+    fprintf(out.table, "\nStream-ordered calls (--async), ratios CUB time / ours, CUB queued or captured alike:\n");
+    for (m = 0; m < 2; m++) {
+        const char *b = modes[m][0], *how = modes[m][1];
+        for (t = 0; t < 6; t++) {
+            snprintf(what, sizeof what, "reduce sum %s %s, every n >= 1.00x CUB", types[t], how);
+            target_sizes(what, b, "reduce", types[t], "sum", "", NULL, 0, 1.0);
+        }
+        for (t = 0; t < 6; t++) {
+            snprintf(what, sizeof what, "argmax %s %s, every n >= 1.00x CUB", types[t], how);
+            target_sizes(what, b, "argmax", types[t], "", "", NULL, 0, 1.0);
+        }
+        for (t = 0; t < 6; t++) {
+            snprintf(what, sizeof what, "scan sum %s %s, every n >= 1.00x CUB", types[t], how);
+            target_sizes(what, b, "scan", types[t], "sum", "", NULL, 0, 1.0);
+            snprintf(what, sizeof what, "exscan sum %s %s, every n >= 1.00x CUB", types[t], how);
+            target_sizes(what, b, "exscan", types[t], "sum", "", NULL, 0, 1.0);
+        }
+        if (m == 0)
+            for (t = 0; t < 6; t++) {
+                const char *fn[2] = { "scan", "exscan" };
+                int f;
+                for (f = 0; f < 2; f++) {
+                    snprintf(what, sizeof what, "cuda async %s sum %s 2^28 >= 0.90x copy", fn[f], types[t]);
+                    if (find("matrix", b, fn[f], types[t], "sum", "", n28))
+                        target(what, b, fn[f], types[t], "sum", "", n28, T_CEIL_FRAC, 0.9);
+                }
+            }
+        for (t = 0; t < 6; t++) {
+            for (c = 0; c < 3; c++) {
+                snprintf(what, sizeof what, "rows %s %s %s, 2^20 2^25 >= 1.00x CUB", types[t], cols[c], how);
+                target_sizes(what, b, "reduce_rows", types[t], "sum", cols[c], two, 2, 1.0);
+            }
+            snprintf(what, sizeof what, "segments %s %s, 2^20 2^25 >= 1.00x CUB", types[t], how);
+            target_sizes(what, b, "reduce_segments", types[t], "sum", NULL, two, 2, 1.0);
+        }
+    }
+    /* what a call that waits costs over the same call queued, at 1024 */
+    fprintf(out.table, "  blocking call (today's path) over the queued call, 1024 elements (event-timed "
+            "blocking call vs device time queued):\n");
+    for (c = 0; c < BF_NFUNCS; c++)
+        for (t = 0; t < 6; t++) {
+            const char *name = bench_func_name((enum bench_func)c);
+            const char *op = c == BF_ARGMIN || c == BF_ARGMAX ? "" : "sum";
+            blk = find("matrix", "cuda", name, types[t], op, NULL, 1024);
+            q = blk ? find("matrix", "cuda async", name, types[t], op, blk->param, 1024) : NULL;
+            if (blk == NULL || q == NULL || blk->n != 1024 || q->n != 1024) continue;
+            fprintf(out.table, "    %-16s %-4s blocking %7.2f us, queued %7.2f us: +%.2f us (CUB: %.2f us synchronised, "
+                    "%.2f us queued)\n", name, types[t], blk->t.med * 1e6, q->t.med * 1e6,
+                    (blk->t.med - q->t.med) * 1e6, blk->ref_time * 1e6, q->ref_time * 1e6);
+        }
 }
 
 void bench_output_close(int failures)

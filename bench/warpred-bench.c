@@ -11,6 +11,10 @@
  *  host:   reduce/scan of host arrays (pageable, pinned) through cpu, cuda
  *          and AUTO contexts: which path AUTO should take.
  *  seed:   the source articles' kernels on 33,554,432 floats.
+ *  --async adds to each cuda cell of the matrix the same call queued on a
+ *          stream the context has (wr_context_set_stream) and, as 100
+ *          calls captured into a CUDA graph, per call; CUB is queued and
+ *          captured the same way on the same buffers (bench_cuda.cu).
  *
  * Every result is checked against a host reference (check.c) after the
  * timing (outputs poisoned first); the exit status is 1 if any measured call
@@ -44,6 +48,7 @@ struct opts {
     int reps, warmup;
     int full, want_matrix, want_seed, want_host;
     int check, progress, targets;
+    int async, graph_calls;    /* --async; calls per graph */
     int fmodes;                /* FM_* bits: float modes of the float SUM cells */
     int refs;                  /* time the reference loops (cpu) or CUB (cuda) */
     const char *csv, *json;
@@ -89,6 +94,14 @@ static void usage(FILE *f)
 "  --seed-table             the source articles' kernels on N = 33,554,432 floats\n"
 "  --host-table             host-resident input through cpu, cuda and AUTO\n"
 "  --no-check               skip the host-reference checks (faster)\n"
+"  --async                  cuda cells also queued on a stream the context has\n"
+"                           (device time between events, the host's launch\n"
+"                           time hidden) and as calls captured into one CUDA\n"
+"                           graph and replayed (time per call), each beside CUB\n"
+"                           queued and captured the same way; defaults become\n"
+"                           --backend cuda --types f32,i32,f64 --sizes\n"
+"                           2^10..2^28 --cols 32,1024,32768\n"
+"  --graph-calls N          calls captured per graph with --async (default 100)\n"
 "  --float-mode fast|reproducible|both\n"
 "                           float mode of the float/double SUM of reduce, rows,\n"
 "                           segments and host scans (default fast); with both,\n"
@@ -235,6 +248,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
     o->refs = 1;
     o->seglen = 1024;
     o->seed = 1;
+    o->graph_calls = 100;
     o->fmodes = FM_FAST;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
@@ -288,6 +302,8 @@ static void parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(a, "--progress")) progress = 1;
         else if (!strcmp(a, "--no-progress")) progress = 0;
         else if (!strcmp(a, "--targets")) o->targets = 1;
+        else if (!strcmp(a, "--async")) o->async = 1;
+        else if (!strcmp(a, "--graph-calls")) o->graph_calls = parse_int(ARG(), 1);
         else if (!strcmp(a, "--csv")) o->csv = ARG();
         else if (!strcmp(a, "--json")) o->json = ARG();
         else die_usage("unknown option '%s'", argv[i]);
@@ -304,15 +320,17 @@ static void parse_args(int argc, char **argv, struct opts *o)
         o->funcs = (1u << BF_NFUNCS) - 1;
     }
     o->types = types ? parse_names(types, type_names, 6, "type")
-                     : o->full ? 0x3fu : (1u << WR_FLOAT) | (1u << WR_INT32);
+             : o->full ? 0x3fu : o->async ? (1u << WR_FLOAT) | (1u << WR_INT32) | (1u << WR_DOUBLE)
+             : (1u << WR_FLOAT) | (1u << WR_INT32);
     o->ops = ops ? parse_names(ops, op_names, 7, "op") : o->full ? 0x7fu : 1u << WR_SUM;
-    parse_sizes(sizes ? sizes : o->full ? "2^10..2^28" : "2^10,2^16,2^20,2^24", &o->sizes, &o->nsizes);
-    parse_sizes(cols ? cols : o->full ? "32,1024,32768" : "1024", &o->cols, &o->ncols);
+    parse_sizes(sizes ? sizes : o->full || o->async ? "2^10..2^28" : "2^10,2^16,2^20,2^24", &o->sizes, &o->nsizes);
+    parse_sizes(cols ? cols : o->full || o->async ? "32,1024,32768" : "1024", &o->cols, &o->ncols);
     if (!o->want_matrix && !o->want_seed && !o->want_host) {
         o->want_matrix = 1;
         if (o->full) o->want_seed = o->want_host = 1;
     }
     if (o->full && o->backends == 0) o->backends = BK_CPU | BK_CUDA;
+    if (o->async && o->backends == 0) o->backends = BK_CUDA;
     o->progress = progress >= 0 ? progress : o->full;
 }
 
@@ -331,6 +349,15 @@ int bcu_time(bench_call f, void *arg, int w, int r, struct bench_timing *t, char
 { (void)f; (void)arg; (void)w; (void)r; (void)t; strcpy(err, "no CUDA"); return -1; }
 int bcu_copy_d2d(void *arg, char *err) { (void)arg; strcpy(err, "no CUDA"); return -1; }
 int bcu_copy_h2d(void *arg, char *err) { (void)arg; strcpy(err, "no CUDA"); return -1; }
+int bcu_copy_d2d_queued(void *arg, char *err) { (void)arg; strcpy(err, "no CUDA"); return -1; }
+void *bcu_stream(void) { return NULL; }
+int bcu_sync(char *err) { strcpy(err, "no CUDA"); return -1; }
+int bcu_time_queued(bench_call f, void *arg, int w, int r, struct bench_timing *t, char *err)
+{ (void)f; (void)arg; (void)w; (void)r; (void)t; strcpy(err, "no CUDA"); return -1; }
+int bcu_time_graph(bench_call f, void *arg, int c, int r, struct bench_timing *t, const struct bcu_range *p, int np,
+                   char *err)
+{ (void)f; (void)arg; (void)c; (void)r; (void)t; (void)p; (void)np; strcpy(err, "no CUDA"); return -1; }
+int bcu_cub_queue(void *c, char *err) { (void)c; strcpy(err, "no CUDA"); return -1; }
 int bcu_cub_prepare(struct bcu_cub **c, const struct bench_cell *cell, const void *d_in,
                     const size_t *d_off, char *err)
 { (void)cell; (void)d_in; (void)d_off; *c = NULL; strcpy(err, "no CUDA"); return -1; }
@@ -360,11 +387,13 @@ struct env {
     wr_backend backend;
     int device;                /* buffers in device memory, CUDA events */
     wr_context *ctx;           /* NULL: our backend is not usable (see why) */
+    wr_context *ctx_q;         /* --async: a context with the benchmark's stream, or NULL */
     char why[WR_BENCH_ERRLEN];
     void *h_in, *h_out;        /* host: input (reference data), output copy */
     void *in, *out;            /* what the calls get (== h_* on the cpu) */
     size_t *h_off, *off;       /* segment offsets, host and as passed */
     size_t off_cap;
+    void *d_aux;               /* --async: argmin/argmax's device index (0) and value (8) */
 };
 
 static void *host_alloc(size_t bytes)
@@ -401,6 +430,8 @@ struct ourcall {
     const size_t *off;
     size_t index;
     unsigned char value[8];
+    size_t *idx;               /* argmin/argmax outputs elsewhere (device), or NULL: index, value */
+    void *val;
 };
 
 static int our_call(void *arg, char *err)
@@ -414,8 +445,10 @@ static int our_call(void *arg, char *err)
     case BF_EXSCAN:   st = wr_exscan(a->ctx, a->in, a->out, c->n, c->type, c->op); break;
     case BF_ROWS:     st = wr_reduce_rows(a->ctx, a->in, a->out, c->rows, c->cols, c->type, c->op); break;
     case BF_SEGMENTS: st = wr_reduce_segments(a->ctx, a->in, a->out, c->nseg, a->off, c->type, c->op); break;
-    case BF_ARGMIN:   st = wr_argmin(a->ctx, a->in, c->n, c->type, &a->index, a->value); break;
-    case BF_ARGMAX:   st = wr_argmax(a->ctx, a->in, c->n, c->type, &a->index, a->value); break;
+    case BF_ARGMIN:   st = wr_argmin(a->ctx, a->in, c->n, c->type, a->idx ? a->idx : &a->index,
+                                 a->idx ? a->val : a->value); break;
+    case BF_ARGMAX:   st = wr_argmax(a->ctx, a->in, c->n, c->type, a->idx ? a->idx : &a->index,
+                                 a->idx ? a->val : a->value); break;
     default: break;
     }
     if (st == WR_SUCCESS) return 0;
@@ -520,6 +553,93 @@ static void run_cub(const struct env *e, const struct bench_cell *c, const struc
     bcu_cub_free(cub);
 }
 
+/* Check a queued call's outputs (device memory): after running it once
+ * more, poisoned first, unless `ran` (a graph replay left them). */
+static void verify_queued(const struct env *e, struct ourcall *a, const struct opts *o, int ran,
+                          struct bench_row *row)
+{
+    const struct bench_cell *c = a->c;
+    size_t bytes = bench_out_count(c) * wr_type_size(c->type);
+    char err[WR_BENCH_ERRLEN] = "", msg[200];
+    unsigned char aux[16];
+    if (!o->check) { strcpy(row->check, "unchecked"); return; }
+    if (!ran) {
+        if ((bytes && bcu_memset(e->out, 0xff, bytes, err)) || bcu_memset(e->d_aux, 0xff, 16, err) ||
+            our_call(a, err) || bcu_sync(err))
+            goto fail;
+    }
+    if ((bytes && bcu_d2h(e->h_out, e->out, bytes, err)) || bcu_d2h(aux, e->d_aux, 16, err)) goto fail;
+    memcpy(&a->index, aux, sizeof a->index);
+    memcpy(a->value, aux + 8, sizeof a->value);
+    if (bench_verify(c, e->h_in, e->h_out, a->index, a->value, msg, sizeof msg)) {
+        bench_check_set(row, "FAIL %s", msg);
+        row->failed = 1;
+        return;
+    }
+    strcpy(row->check, "ok");
+    return;
+fail:
+    bench_check_set(row, "ERROR %s", err);
+    row->failed = 1;
+}
+
+/* --async: the cell's call queued on the benchmark's stream, then captured
+ * in a graph, each beside CUB queued and captured the same way. */
+static void run_queued(struct env *e, const struct bench_cell *c, double ceil_gbps, const struct opts *o)
+{
+    const int graph_reps = o->reps / 4 > 3 ? o->reps / 4 : 3;
+    int mode;
+    for (mode = 0; mode < 2; mode++) {
+        struct bench_row row;
+        struct ourcall a;
+        struct bcu_cub *cub = NULL;
+        struct bench_timing t;
+        const struct bcu_range pr[2] = { { e->out, bench_out_count(c) * wr_type_size(c->type) }, { e->d_aux, 16 } };
+        char err[WR_BENCH_ERRLEN] = "";
+        bench_row_init(&row, "matrix");
+        snprintf(row.backend, sizeof row.backend, "%s", mode ? "cuda graph" : "cuda async");
+        snprintf(row.name, sizeof row.name, "%s", bench_func_name(c->func));
+        row.type = bench_type_name(c->type);
+        row.op = (c->func == BF_ARGMIN || c->func == BF_ARGMAX) ? "" : bench_op_name(c->op);
+        row.n = c->n;
+        if (c->func == BF_ROWS) snprintf(row.param, sizeof row.param, "cols=%zu", c->cols);
+        if (c->func == BF_SEGMENTS) snprintf(row.param, sizeof row.param, "seg~%zu", o->seglen);
+        row.bytes = bench_cell_bytes(c);
+        row.ceil_gbps = ceil_gbps;
+        memset(&a, 0, sizeof a);
+        a.ctx = e->ctx_q;
+        a.c = c;
+        a.in = e->in;
+        a.out = e->out;
+        a.off = e->off;
+        a.idx = (size_t *)e->d_aux;
+        a.val = (char *)e->d_aux + 8;
+        if (e->ctx_q == NULL) {
+            bench_check_set(&row, "skipped: no context with a stream");
+        } else if (mode == 0 ? bcu_time_queued(our_call, &a, o->warmup, o->reps, &row.t, err)
+                             : bcu_time_graph(our_call, &a, o->graph_calls, graph_reps, &row.t, pr, 2, err)) {
+            memset(&row.t, 0, sizeof row.t);
+            bench_check_set(&row, "ERROR %s", err);
+            row.failed = 1;
+            (void)bcu_sync(err);
+        } else {
+            verify_queued(e, &a, o, mode == 1, &row);
+        }
+        if (bcu_cub_prepare(&cub, c, e->in, e->off, err) ||
+            (mode == 0 ? bcu_time_queued(bcu_cub_queue, cub, o->warmup, o->reps, &t, err)
+                       : bcu_time_graph(bcu_cub_queue, cub, o->graph_calls, graph_reps, &t, NULL, 0, err))) {
+            bench_check_append(&row, "CUB ERROR %s", err);
+            row.failed = 1;
+        } else {
+            strcpy(row.ref_name, "CUB");
+            row.ref_time = t.med;
+        }
+        bcu_cub_free(cub);
+        failures += row.failed;
+        bench_emit(&row);
+    }
+}
+
 /* One cell in one float mode (repro: the context is in reproducible mode,
  * and fast_time, when not 0, is the reference).  Returns the median time. */
 static double run_cell_mode(struct env *e, const struct bench_cell *c, double ceil_gbps,
@@ -578,10 +698,12 @@ static double run_cell_mode(struct env *e, const struct bench_cell *c, double ce
     return row.t.med;
 }
 
-/* A cell in the float modes --float-mode asks for: only float/double SUM of
- * reduce, rows, segments and (on host memory: the cuda backend does not run
- * reproducible scans) the scans depend on the mode; the others run once. */
-static void run_cell(struct env *e, const struct bench_cell *c, double ceil_gbps, const struct opts *o)
+/* A cell in the float modes --float-mode asks for (only float/double SUM of
+ * reduce, rows, segments and, on host memory -- the cuda backend does not run
+ * reproducible scans -- the scans depend on the mode; the others run once),
+ * and with --async queued and in a graph (fast mode; ceil_q: a queued copy). */
+static void run_cell(struct env *e, const struct bench_cell *c, double ceil_gbps, double ceil_q,
+                     const struct opts *o)
 {
     const int moded = c->op == WR_SUM && (c->type == WR_FLOAT || c->type == WR_DOUBLE) &&
                       (c->func == BF_REDUCE || c->func == BF_ROWS || c->func == BF_SEGMENTS ||
@@ -593,6 +715,7 @@ static void run_cell(struct env *e, const struct bench_cell *c, double ceil_gbps
         run_cell_mode(e, c, ceil_gbps, o, 1, fast);
         wr_context_set_float_mode(e->ctx, WR_FLOAT_FAST);
     }
+    if (o->async && e->device) run_queued(e, c, ceil_q, o);    /* (fast mode) */
 }
 
 static int env_alloc(struct env *e, size_t bytes, size_t max_n, const struct opts *o, char *err)
@@ -612,12 +735,13 @@ static int env_alloc(struct env *e, size_t bytes, size_t max_n, const struct opt
     e->in = bcu_dev_alloc(bytes, err);
     e->out = e->in ? bcu_dev_alloc(bytes, err) : NULL;
     e->off = e->out ? (size_t *)bcu_dev_alloc(e->off_cap * sizeof(size_t), err) : NULL;
-    return e->off ? 0 : -1;
+    e->d_aux = e->off ? bcu_dev_alloc(16, err) : NULL;
+    return e->d_aux ? 0 : -1;
 }
 
 static void env_free(struct env *e)
 {
-    if (e->device) { bcu_dev_free(e->in); bcu_dev_free(e->out); bcu_dev_free(e->off); }
+    if (e->device) { bcu_dev_free(e->in); bcu_dev_free(e->out); bcu_dev_free(e->off); bcu_dev_free(e->d_aux); }
     free(e->h_in);
     free(e->h_out);
     free(e->h_off);
@@ -653,7 +777,7 @@ static void run_matrix(struct env *e, const struct opts *o)
             size_t nseg = 0;
             struct bcu_copy cp = { e->out, e->in, n * s };
             struct bench_row row;
-            double t0 = bench_now();
+            double t0 = bench_now(), ceil_q;
 
             bench_progress("%s %s n=%zu", e->name, bench_type_name(t), n);
             /* The ceiling: a copy of the input, on the same buffers. */
@@ -669,6 +793,25 @@ static void run_matrix(struct env *e, const struct opts *o)
             }
             if (row.t.med > 0) row.ceil_gbps = row.bytes / row.t.med * 1e-9;
             bench_emit(&row);
+            ceil_q = 0;
+            if (o->async && e->device && n) {     /* the ceiling of queued calls: a queued copy */
+                struct bench_row q;
+                bench_row_init(&q, "matrix");
+                snprintf(q.backend, sizeof q.backend, "cuda async");
+                snprintf(q.name, sizeof q.name, "copy (cudaMemcpyAsync)");
+                q.type = row.type;
+                q.n = n;
+                q.bytes = row.bytes;
+                if (bcu_time_queued(bcu_copy_d2d_queued, &cp, o->warmup, o->reps, &q.t, err)) {
+                    bench_check_set(&q, "ERROR %s", err);
+                    q.failed = 1;
+                    failures++;
+                    memset(&q.t, 0, sizeof q.t);
+                }
+                if (q.t.med > 0) q.ceil_gbps = q.bytes / q.t.med * 1e-9;
+                ceil_q = q.ceil_gbps;
+                bench_emit(&q);
+            }
 
             for (fi = 0; fi < BF_NFUNCS; fi++) {
                 enum bench_func f = (enum bench_func)fi;
@@ -704,12 +847,12 @@ static void run_matrix(struct env *e, const struct opts *o)
                     c.op = argext ? WR_MIN : op;
                     c.n = n;
                     if (f == BF_SEGMENTS) { c.nseg = nseg; c.offsets = e->h_off; }
-                    if (f != BF_ROWS) { run_cell(e, &c, row.ceil_gbps, o); continue; }
+                    if (f != BF_ROWS) { run_cell(e, &c, row.ceil_gbps, ceil_q, o); continue; }
                     for (ci = 0; ci < o->ncols; ci++) {
                         if (o->cols[ci] == 0 || o->cols[ci] > n) continue;
                         c.cols = o->cols[ci];
                         c.rows = n / c.cols;
-                        run_cell(e, &c, row.ceil_gbps, o);
+                        run_cell(e, &c, row.ceil_gbps, ceil_q, o);
                     }
                 }
             }
@@ -874,7 +1017,7 @@ int main(int argc, char **argv)
 {
     struct opts o;
     struct bench_meta meta;
-    wr_context *cpu = NULL, *cuda = NULL;
+    wr_context *cpu = NULL, *cuda = NULL, *cuda_q = NULL;
     char why_dev[WR_BENCH_ERRLEN] = "", why_cuda[WR_BENCH_ERRLEN] = "", date[64], describe[512];
     char command[1024] = "warpred-bench", la[3][16];
     int have_dev, i;
@@ -921,6 +1064,12 @@ int main(int argc, char **argv)
     meta.reps = o.reps;
     meta.warmup = o.warmup;
     bench_output_open(o.csv, o.json, o.progress, &meta);
+    if (o.async)
+        bench_note("--async: \"cuda async\" rows time calls queued on one stream (the context's, for ours), each "
+                   "between two events, all behind a kernel that holds the stream while the host queues them "
+                   "(device time only); \"cuda graph\" rows, %d calls captured into one CUDA graph, time per call "
+                   "over replays; CUB and the copy are queued and captured the same way, on the same buffers",
+                   o.graph_calls);
     if (getenv("WARPRED_BACKEND"))
         bench_note("note: WARPRED_BACKEND=%s overrides the contexts' backends", getenv("WARPRED_BACKEND"));
 
@@ -952,6 +1101,19 @@ int main(int argc, char **argv)
                 e.backend = WR_BACKEND_CUDA;
                 e.device = 1;
                 e.ctx = cuda;
+                if (o.async && cuda) {
+                    /* the queued calls' context: the same backend, with the
+                     * benchmark's stream (the blocking rows keep theirs) */
+                    if (wr_context_create(&cuda_q, WR_BACKEND_CUDA) != WR_SUCCESS ||
+                        wr_context_set_stream(cuda_q, bcu_stream()) != WR_SUCCESS) {
+                        bench_note("cuda: no context with a stream: %s",
+                                   wr_context_error(cuda_q ? cuda_q : NULL));
+                        failures++;
+                        wr_context_destroy(cuda_q);
+                        cuda_q = NULL;
+                    }
+                    e.ctx_q = cuda_q;
+                }
                 snprintf(e.why, sizeof e.why, "%s", why_cuda);
                 if (!cuda) bench_note("\ncuda: %s; CUB and the copy ceiling still run", why_cuda);
                 run_matrix(&e, &o);
@@ -973,6 +1135,11 @@ int main(int argc, char **argv)
     if (o.want_matrix && o.targets) bench_targets();
     bench_note("\n%d failure%s", failures, failures == 1 ? "" : "s");
     bench_output_close(failures);
+    if (cuda_q && wr_context_synchronize(cuda_q) != WR_SUCCESS) {
+        bench_note("cuda: wr_context_synchronize: %s", wr_context_error(cuda_q));
+        failures++;
+    }
+    wr_context_destroy(cuda_q);
     wr_context_destroy(cuda);
     wr_context_destroy(cpu);
     free(o.sizes);

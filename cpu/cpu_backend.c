@@ -123,6 +123,10 @@ static wr_status cpu_reduce_segments(void *state, const struct wr_call *call, co
                                      size_t nsegments, const size_t *offsets, wr_type type, wr_op op, char *err)
 {
     (void)state;
+    if (call->offsets_unchecked) {      /* (lib/ sets it only for a backend that took a stream) */
+        snprintf(err, WR_ERRLEN, "internal: unchecked offsets, and the cpu backend takes no stream");
+        return WR_ERR_INVALID_ARG;
+    }
     if (wrx_applies(call->fmode, type, op)) return wrcpu_exact_segments(in, out, nsegments, offsets, type);
     return wrcpu_reduce_segments(in, out, nsegments, offsets, type, op, err);
 }

@@ -41,19 +41,23 @@ constexpr int kStagingBufs = 3;               /* staging buffers per strand */
  * time holds it.  "Lane" means a warp's lane only.)
  */
 struct strand {
+    int dev;                      /* the device (its primary context holds everything below) */
     int sms;                      /* multiprocessors of the device */
     cudaStream_t st;              /* kernels */
     cudaStream_t h2d, d2h;        /* staging copies (created with the staging buffers) */
 
-    unsigned *ctr;                /* [0] last-block-done counter, [1] scan tickets, [2] scan blocks done,
-                                   * [3] blocks done of a segment kernel that signals (all kept 0) */
+    bool fixed;                   /* scratch made once and never grown: its calls may not allocate
+                                   * (the stream strand, plugin.cuh) */
+    unsigned *ctr;                /* 64 bytes: [0] last-block-done counter, [1] scan tickets, [2] scan
+                                   * blocks done, [3] blocks done of a kernel that signals (all kept 0);
+                                   * [4-5] the scan's launch count (epoch_word); [6-7] the first
+                                   * decreasing offset a segments kernel found (bad_word) */
     unsigned char *slot;          /* kSlots slots of kSlotBytes: results and carries */
     void *part;                   /* per-block partials: kMaxGrid * 16 bytes */
     size_t part_cap;
 
     void *sblk;                   /* scan tile descriptors (scan_tile_state.cuh) */
     size_t scap;                  /* tiles they have room for */
-    unsigned epoch;               /* statuses of other epochs read as "not yet" */
     unsigned scan_blocks;         /* most resident blocks per scan (0: as many as fit) */
 
     unsigned *segctr;             /* per-segment arrival counters (kept 0) */
@@ -72,6 +76,13 @@ struct strand {
     void *sres[kStagingBufs];     /* per-chunk segment results (device) */
     cudaEvent_t e_in[kStagingBufs], e_comp[kStagingBufs], e_out[kStagingBufs];
 };
+
+/* The scan's launch count on S's descriptors, a 64-bit word of S.ctr that
+ * the scan kernel itself advances (scan_kernel.cuh): its epoch. */
+inline unsigned long long *epoch_word(strand &S) { return (unsigned long long *)(S.ctr + 4); }
+/* ~s for the least segment s whose offsets decrease, found by the segments
+ * kernels that check their offsets (launch_segments_checked), or 0. */
+inline unsigned long long *bad_word(strand &S) { return (unsigned long long *)(S.ctr + 6); }
 
 /*
  * The end of a call, told by its last kernel.  A call that returns complete
@@ -121,9 +132,13 @@ wr_status launch_reduce(strand &S, const void *in, size_t n, wr_type t, wr_op o,
                         void *dst, const void *carry, done_sig ds, char *err);
 /* argmin/argmax of in[0..n) (n >= 1) as a pair {size_t index; T value} at
  * dst, indices offset by base; combined with the pair at carry if not NULL
- * (carry may be dst or another slot; dst may be mapped host memory). */
+ * (carry may be dst or another slot; dst may be mapped host memory).  Each
+ * of dst, index_out and value_out may be NULL; the last two receive the
+ * pair's index and value (device-accessible memory). */
 wr_status launch_argext(strand &S, const void *in, size_t n, wr_type t, int is_max, size_t base,
-                        void *dst, const void *carry, done_sig ds, char *err);
+                        void *dst, const void *carry, size_t *index_out, void *value_out, done_sig ds, char *err);
+/* *dst = the bytes (4 or 8) at elem, read now, stored by a kernel. */
+wr_status launch_store(strand &S, void *dst, const void *elem, size_t bytes, char *err);
 /* Inclusive/exclusive scan of n >= 1 elements (out may equal in).  carry_in
  * (if not NULL) is the running prefix before in[0], in the carry type;
  * carry_out (if not NULL) receives the running prefix after in[n-1]. */
@@ -136,6 +151,19 @@ wr_status launch_scan(strand &S, const void *in, void *out, size_t n, wr_type t,
 wr_status launch_segments(strand &S, const void *in, void *out, size_t nseg, const size_t *off,
                           size_t off_base, size_t cols, double avg_len, wr_type t, wr_op o, done_sig ds,
                           char *err);
+/* launch_segments over device-readable offsets that nobody has checked:
+ * the mapping is chosen on the device from off[0] and off[nseg] exactly as
+ * launch_segments chooses it from avg_len (the same bits); a segment whose
+ * offsets decrease puts ~s into *bad_word(S) (the least s wins) and 1 into
+ * *flag (mapped host memory, may be NULL), and gives the identity; no
+ * element outside in[off[0] .. off[nseg]) is read. */
+wr_status launch_segments_checked(strand &S, const void *in, void *out, size_t nseg, const size_t *off,
+                                  unsigned *flag, wr_type t, wr_op o, done_sig ds, char *err);
+/* Scratch that a strand whose calls may not allocate (fixed) needs made
+ * beforehand: descriptors for scans of up to `bytes` of input (longer ones
+ * run in pieces), and the counters of the segments kernels. */
+wr_status reserve_scan(strand &S, size_t bytes, char *err);
+wr_status reserve_segments(strand &S, char *err);
 /* dst[0] = off[0], dst[1] = off[nseg], dst[2] = the least s < nseg with
  * off[s + 1] < off[s], or SIZE_MAX (dst may be mapped host memory). */
 wr_status launch_check_offsets(strand &S, const size_t *off, size_t nseg, size_t *dst, char *err);

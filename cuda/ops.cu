@@ -13,20 +13,30 @@
 
 namespace wrcuda {
 
+namespace {
+
+/* check_offsets (wr_backend.h) of device-readable offsets on pool strand S,
+ * waited for on the spot: the summary, then the two offsets it names. */
+wr_status check_now(strand &S, const size_t *offsets, size_t nseg, size_t sum[5], char *err)
+{
+    const host_strand &x = host_side(S);
+    WRCUDA_TRY(launch_check_offsets(S, offsets, nseg, (size_t *)host_result(S), err));
+    WRCUDA_TRY(fetch_result(S, 3 * sizeof(size_t), err));
+    WRCUDA_CK(cudaStreamSynchronize, (S.st));
+    memcpy(sum, x.hres, 3 * sizeof(size_t));
+    if (sum[2] == SIZE_MAX) return WR_SUCCESS;
+    WRCUDA_CK(cudaMemcpyAsync, (x.hres, offsets + sum[2], 2 * sizeof(size_t), cudaMemcpyDefault, S.st));
+    WRCUDA_CK(cudaStreamSynchronize, (S.st));
+    memcpy(sum + 3, x.hres, 2 * sizeof(size_t));
+    return WR_SUCCESS;
+}
+
+} /* namespace */
+
 /* check_offsets of offsets in device or managed memory, on the device. */
 wr_status cu_check_offsets(void *s, const size_t *offsets, size_t nseg, size_t sum[5], char *err)
 {
-    WRCUDA_TRY(with_strand(s, err, [&](strand &S) -> wr_status {
-        WRCUDA_TRY(launch_check_offsets(S, offsets, nseg, (size_t *)host_result(S), err));
-        WRCUDA_TRY(fetch_result(S, 3 * sizeof(size_t), err));
-        give(S, sum, 0, 3 * sizeof(size_t));
-        return WR_SUCCESS;
-    }));
-    if (sum[2] == SIZE_MAX) return WR_SUCCESS;
-    return with_strand(s, err, [&](strand &S) -> wr_status {   /* the two offsets the error names */
-        WRCUDA_CK(cudaMemcpyAsync, (sum + 3, offsets + sum[2], 2 * sizeof(size_t), cudaMemcpyDefault, S.st));
-        return WR_SUCCESS;
-    });
+    return with_strand(s, false, err, [&](strand &S) { return check_now(S, offsets, nseg, sum, err); });
 }
 
 /* ---- reduce ---------------------------------------------------------------- */
@@ -36,8 +46,8 @@ wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, siz
 {
     state *ctx = (state *)s;
     const size_t es = wr_backend_type_size(t);
-    return with_strand(s, err, [&](strand &S) -> wr_status {
-        const bool out_dev = dev_ok(call->out);
+    const bool out_dev = dev_ok(call->out);
+    return with_strand(s, (count == 0 || dev_ok(call->in)) && out_dev, err, [&](strand &S) -> wr_status {
         if (count == 0) {
             unsigned char id[8];
             wr_identity(t, o, id);
@@ -45,12 +55,9 @@ wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, siz
                 memcpy(out, id, es);
                 return WR_SUCCESS;
             }
-            /* from the strand's pinned result area, not from the stack: a
-             * truly asynchronous copy (a pageable source is staged by the
-             * driver) */
-            memcpy(host_side(S).hres, id, es);
-            WRCUDA_CK(cudaMemcpyAsync, (out, host_side(S).hres, es, cudaMemcpyDefault, S.st));
-            return WR_SUCCESS;                         /* the end of the call synchronises */
+            /* by a kernel that gets the value as an argument: nothing on the
+             * host must outlive the call, whenever the store runs */
+            return launch_store(S, out, id, es, err);
         }
         /* Chunks of a staged input fold into slot 0 on the device (the carry);
          * the last launch writes the result where it is going: out itself
@@ -84,7 +91,7 @@ wr_status cu_reduce_exact(void *s, const wr_call *call, const void *in, size_t c
 {
     state *ctx = (state *)s;
     const size_t es = wr_backend_type_size(t);
-    return with_strand(s, err, [&](strand &S) -> wr_status {
+    return with_strand(s, false, err, [&](strand &S) -> wr_status {
         WRCUDA_TRY(exact_scratch(S, err));
         void *c = exact_carry(S, 0);
         WRCUDA_TRY(each_chunk(ctx, S, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
@@ -102,18 +109,21 @@ wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, 
 {
     state *ctx = (state *)s;
     const size_t es = wr_backend_type_size(t);
-    return with_strand(s, err, [&](strand &S) -> wr_status {
-        /* The pair {size_t index; T value} chains through slot 0; when both
-         * outputs are host memory the last launch writes it into the strand's
-         * host result area, else into slot 0, copied to each output. */
+    const bool idx_dev = dev_ok(call->out), val_dev = value != nullptr && dev_ok(call->aux);
+    const bool queue = dev_ok(call->in) && idx_dev && (value == nullptr || val_dev);
+    return with_strand(s, queue, err, [&](strand &S) -> wr_status {
+        /* The pair {size_t index; T value} chains through slot 0.  The last
+         * launch writes the outputs the device reaches itself; when both are
+         * host memory it writes the pair into the strand's host result area,
+         * and when only one is, the pair into slot 0, copied to it. */
         unsigned char *acc = slot(S, 0);
-        const bool to_host =
-            !dev_ok(call->out) && (value == nullptr || !dev_ok(call->aux));
-        void *fin = to_host ? host_result(S) : (void *)acc;
+        const bool to_host = !idx_dev && !val_dev, mixed = !to_host && (!idx_dev || (value && !val_dev));
+        void *fin = to_host ? host_result(S) : mixed ? (void *)acc : nullptr;
         WRCUDA_TRY(each_chunk(ctx, S, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
-            const bool last = off + len == count;     /* to device outputs, copies follow it */
+            const bool last = off + len == count;
             return launch_argext(S, d, len, t, is_max, off, last ? fin : acc, off ? acc : nullptr,
-                                 last && to_host ? arm(S) : kNoDone, err);
+                                 last && idx_dev ? index : nullptr, last && val_dev ? value : nullptr,
+                                 last && !mixed ? arm(S) : kNoDone, err);   /* (copies follow) */
         }));
         if (to_host) {
             WRCUDA_TRY(fetch_result(S, 8 + es, err));
@@ -121,8 +131,8 @@ wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, 
             if (value) give(S, value, 8, es);
             return WR_SUCCESS;
         }
-        WRCUDA_CK(cudaMemcpyAsync, (index, acc, sizeof(size_t), cudaMemcpyDefault, S.st));
-        if (value) WRCUDA_CK(cudaMemcpyAsync, (value, acc + 8, es, cudaMemcpyDefault, S.st));
+        if (!idx_dev) WRCUDA_CK(cudaMemcpyAsync, (index, acc, sizeof(size_t), cudaMemcpyDefault, S.st));
+        if (value && !val_dev) WRCUDA_CK(cudaMemcpyAsync, (value, acc + 8, es, cudaMemcpyDefault, S.st));
         return WR_SUCCESS;
     });
 }
@@ -137,7 +147,7 @@ wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_
         snprintf(err, WR_ERRLEN, "reproducible float/double SUM scans run on the cpu backend only");
         return WR_ERR_UNSUPPORTED;
     }
-    return with_strand(s, err, [&](strand &S) -> wr_status {
+    return with_strand(s, dev_ok(call->in) && dev_ok(call->out), err, [&](strand &S) -> wr_status {
         const wr_mem_kind kin = call->in, kout = call->out;
         if (dev_ok(kin) && dev_ok(kout))
             return launch_scan(S, in, out, count, t, o, exclusive, nullptr, nullptr, arm(S), err);
@@ -151,8 +161,8 @@ wr_status cu_reduce_rows(void *s, const wr_call *call, const void *in, void *out
                          wr_type t, wr_op o, char *err)
 {
     state *ctx = (state *)s;
-    return with_strand(s, err, [&](strand &S) -> wr_status {
-        const wr_mem_kind kin = rows * cols != 0 ? call->in : WR_MEM_DEVICE, kout = call->out;
+    const wr_mem_kind kin = rows * cols != 0 ? call->in : WR_MEM_DEVICE, kout = call->out;
+    return with_strand(s, dev_ok(kin) && dev_ok(kout), err, [&](strand &S) -> wr_status {
         const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
         if (dev_ok(kin) && dev_ok(kout) && exact)
             return launch_exact_segments(S, in, out, rows, nullptr, 0, cols, (double)cols, t, nullptr, nullptr,
@@ -167,8 +177,31 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
                              const size_t *offsets, wr_type t, wr_op o, char *err)
 {
     state *ctx = (state *)s;
-    return with_strand(s, err, [&](strand &S) -> wr_status {
-        const wr_mem_kind koff = call->aux, kout = call->out;
+    const wr_mem_kind koff = call->aux, kout = call->out;
+    const bool unchecked = call->offsets_unchecked != 0;
+    size_t first = call->first, last = call->last;
+    const bool queue = dev_ok(koff) && dev_ok(kout) && (unchecked || last == first || dev_ok(call->in));
+    return with_strand(s, queue, err, [&](strand &S) -> wr_status {
+        if (unchecked && queued(S)) {
+            if (wrx_applies(call->fmode, t, o)) {   /* (lib/ reads the offsets of exact sums) */
+                snprintf(err, WR_ERRLEN, "internal: an exact segmented sum with unchecked offsets");
+                return WR_ERR_INVALID_ARG;
+            }
+            return launch_segments_checked(S, in, out, nseg, offsets, ctx->bad_flag_dev, t, o, kNoDone, err);
+        }
+        if (unchecked) {
+            /* lib/ left the offsets to the stream, which was unset since:
+             * this call completes before it returns, so check them now */
+            size_t sum[5];
+            WRCUDA_TRY(check_now(S, offsets, nseg, sum, err));
+            if (sum[2] != SIZE_MAX) {
+                snprintf(err, WR_ERRLEN, "offsets[%zu] = %zu < offsets[%zu] = %zu: offsets must not decrease",
+                         sum[2] + 1, sum[4], sum[2], sum[3]);
+                return WR_ERR_INVALID_ARG;
+            }
+            first = sum[0];
+            last = sum[1];
+        }
         const size_t obytes = (nseg + 1) * sizeof(size_t);
         /* Host-readable offsets: the caller's when they are host memory;
          * else a copy, made only when the input or the output is host
@@ -189,7 +222,7 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
             hoff = copy.data();
             return WR_SUCCESS;
         };
-        const size_t total = call->last - call->first;
+        const size_t total = last - first;
         const wr_mem_kind kin = total ? call->in : WR_MEM_DEVICE;
         const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
         if (dev_ok(kin) && dev_ok(kout)) {

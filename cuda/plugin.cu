@@ -116,6 +116,17 @@ wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
         return WR_ERR_INVALID_ARG;
     }
     ctx->scan_blocks = (unsigned)nb;
+    /* WARPRED_CUDA_STREAM_SCAN_BYTES: the longest scan (in bytes of input)
+     * that a call queued on a stream runs in one launch, for tests (longer
+     * ones run in pieces).  By default the device's memory: the scan's tile
+     * descriptors for it, reserved by the first wr_context_set_stream, are
+     * 1/2048 of that (16 bytes per 32 KiB tile). */
+    size_t rb = 0;
+    if (host->env_count("WARPRED_CUDA_STREAM_SCAN_BYTES", 1, (size_t)1 << 50, &rb, err) < 0) {
+        delete ctx;
+        return WR_ERR_INVALID_ARG;
+    }
+    ctx->scan_reserve = rb ? rb : p.totalGlobalMem;
     try {
         ctx->all.reserve(64);
         ctx->idle.reserve(64);
@@ -133,6 +144,7 @@ void cu_close(void *s)
     state *ctx = (state *)s;
     if (ctx == nullptr) return;
     (void)cudaSetDevice(ctx->dev);
+    stream_close(ctx);
     for (strand *S : ctx->all) strand_destroy(S);
     delete ctx;
 }
@@ -144,20 +156,31 @@ void cu_describe(void *s, char *buf, size_t len)
 
 int cu_threads(void *) { return 0; }
 
+/* lib/ asks once per buffer of every call.  cudaPointerGetAttributes
+ * answers for any pointer from whichever context is current (unified
+ * addressing), so the device is made current only on a thread where the
+ * plugin has not done so yet: there, the query would otherwise create the
+ * primary context of the runtime's default device.  (call_begin() sets the
+ * device on every call, for the launches.) */
 wr_mem_kind cu_locate(void *s, const void *p)
 {
-    if (cudaSetDevice(((state *)s)->dev) != cudaSuccess) (void)cudaGetLastError();
+    const int dev = ((state *)s)->dev;
+    if (t_dev != dev) {
+        if (cudaSetDevice(dev) != cudaSuccess) (void)cudaGetLastError();
+        else t_dev = dev;
+    }
     return kind_of(p);
 }
 
-wr_status cu_set_stream(void *, void *, char *err)
+wr_status cu_set_stream(void *s, void *stream, char *err)
 {
-    snprintf(err, WR_ERRLEN, "stream-ordered calls are not available yet");
-    return WR_ERR_NO_BACKEND;
+    return stream_set((state *)s, (cudaStream_t)stream, err);
 }
 
-/* Every call completes before it returns: nothing is left to wait for. */
-wr_status cu_synchronize(void *, char *) { return WR_SUCCESS; }
+wr_status cu_synchronize(void *s, char *err)
+{
+    return stream_sync((state *)s, err);
+}
 
 } /* namespace */
 

@@ -22,9 +22,23 @@ struct state {
     char desc[300];
     size_t stage_bytes;          /* per staging buffer */
     unsigned scan_blocks;        /* WARPRED_CUDA_SCAN_BLOCKS (0: as many as fit) */
+    size_t scan_reserve;         /* bytes of scan input the stream strand's descriptors cover */
     std::mutex mu;
     std::vector<strand *> idle;  /* strands not in use */
     std::vector<strand *> all;
+
+    /* The context's stream (pool.cu, "Streams").  smu guards the three
+     * below and is held by a call queued on the stream from its first
+     * launch to its last. */
+    std::mutex smu;
+    cudaStream_t ustream = nullptr;     /* the caller's stream, or nullptr: the pool's own */
+    strand *sstrand = nullptr;          /* the stream strand, made by the first set_stream */
+    cudaEvent_t ev_switch = nullptr;    /* a new stream waits on it, recorded on the old */
+    /* Set (to 1) by a queued segments kernel that found decreasing offsets:
+     * mapped pinned memory in the stream strand's host area, or nullptr
+     * where the device cannot map it. */
+    unsigned *bad_flag = nullptr;
+    unsigned *bad_flag_dev = nullptr;   /* its device alias, for the kernels */
 };
 
 /*
@@ -43,6 +57,10 @@ struct state {
  * asynchronous, still no pageable copy.
  */
 struct host_strand : strand {
+    bool queued = false;                /* the stream strand: its calls are queued on the context's
+                                           stream and return at once (pool.cu, "Streams") */
+    cudaStream_t own = nullptr;         /* the stream strand's own stream (st outside a call) */
+    cudaEvent_t e_user = nullptr;       /* a pool strand's mark of the context's stream */
     unsigned char *hres = nullptr;      /* pinned host result area, kSlotBytes, then the done word */
     unsigned char *hres_dev = nullptr;  /* its device alias, or nullptr when not mapped */
     unsigned *done_host = nullptr;      /* the done word (in the hres allocation), or nullptr: no spin */
@@ -65,28 +83,46 @@ inline unsigned char *slot(strand &S, int i) { return S.slot + (size_t)i * kSlot
 
 /* ---- the pool and the end of a call (pool.cu) ---------------------------- */
 
+/* The device the plugin last made current on this thread (-1: none yet). */
+extern thread_local int t_dev;
+
 /* Every strand of a context, when it closes. */
 void strand_destroy(strand *S);
 
-/* The start of a call: the context's device made current and a strand taken
- * from the pool (NULL on failure, with *st and err set). */
-strand *call_begin(state *ctx, wr_status *st, char *err);
-/* The end of a call whose work queued with status st: on success, wait for
- * the work and deliver the host results; on failure, drain the strand.  The
+/* The start of a call: the context's device made current, and a strand:
+ * the stream strand, when a stream is set and the call may be queued
+ * (`queue`: every buffer it touches is device or managed memory); else one
+ * from the pool, whose kernels then start after the work queued on the
+ * context's stream so far (if one is set).  NULL on failure, with *st and
+ * err set, also when queued work has failed (a pending failure). */
+strand *call_begin(state *ctx, bool queue, wr_status *st, char *err);
+/* The end of a call whose work queued with status st.  On the stream
+ * strand: nothing to wait for, the call returns.  Else on success, wait for
+ * the work and deliver the host results; on failure, drain the strand; the
  * strand goes back to the pool.  Returns the call's status. */
 wr_status call_end(state *ctx, strand *S, wr_status st, char *err);
+/* Whether S is the stream strand (its calls must not wait, allocate or
+ * deliver to the host). */
+inline bool queued(strand &S) { return host_side(S).queued; }
 
 /* Run fn(strand) as one call on context state s: the shape of every
- * operation. */
+ * operation.  queue: as for call_begin(). */
 template <class Fn>
-wr_status with_strand(void *s, char *err, Fn fn)
+wr_status with_strand(void *s, bool queue, char *err, Fn fn)
 {
     state *ctx = (state *)s;
     wr_status st = WR_SUCCESS;
-    strand *S = call_begin(ctx, &st, err);
+    strand *S = call_begin(ctx, queue, &st, err);
     if (S == nullptr) return st;
     return call_end(ctx, S, fn(*S), err);
 }
+
+/* ---- the context's stream (pool.cu) ---------------------------------------- */
+
+/* set_stream, synchronize and close of the ops table. */
+wr_status stream_set(state *ctx, cudaStream_t stream, char *err);
+wr_status stream_sync(state *ctx, char *err);
+void stream_close(state *ctx);
 
 /* The done word for a call's last launch (kNoDone where the strand has
  * none: the end of the call then synchronises the stream).  Only the launch

@@ -9,6 +9,7 @@
  * fixed order of every combination, so float results are the same bits on
  * every run; no second launch and no host round trip.
  */
+#include <string.h>
 #include <atomic>
 #include <type_traits>
 #include "kernel_common.cuh"
@@ -183,7 +184,8 @@ __device__ __forceinline__ apair<T> team_pick(const T *__restrict__ in, size_t n
 template <bool MAX, typename T>
 __global__ void __launch_bounds__(kThreads)
 k_argext(const T *__restrict__ in, size_t n, size_t base, apair<T> *__restrict__ part,
-         unsigned *__restrict__ ctr, apair<T> *dst, const apair<T> *carry, done_sig ds)
+         unsigned *__restrict__ ctr, apair<T> *dst, const apair<T> *carry, size_t *idx_out, T *val_out,
+         done_sig ds)
 {
     __shared__ apair<T> s[32];
     __shared__ int s_last;
@@ -209,23 +211,38 @@ k_argext(const T *__restrict__ in, size_t n, size_t base, apair<T> *__restrict__
     }
     if (threadIdx.x == 0) {
         r.i += base;
-        *dst = carry ? pick<MAX>(*carry, r) : r;
+        if (carry) r = pick<MAX>(*carry, r);
+        if (dst) *dst = r;
+        /* the caller's own outputs, when the device reaches them: no copy
+         * after the kernel (each would be a node of its own in a graph, and
+         * a few microseconds on the stream) */
+        if (idx_out) *idx_out = r.i;
+        if (val_out) *val_out = r.v;
         if (gridDim.x > 1) *ctr = 0;
         if (ds.word) signal_done(ds);
     }
 }
 
+/* One element of `bytes` (4 or 8) bytes, by value: a result known on the
+ * host (the identity of an empty reduction) delivered to device memory in
+ * stream order, with nothing on the host that must outlive the call. */
+__global__ void k_store(void *dst, unsigned long long bits, unsigned bytes)
+{
+    if (bytes == 4) *(unsigned *)dst = (unsigned)bits;
+    else *(unsigned long long *)dst = bits;
+}
+
 struct argext_fn {
     template <typename T>
     static wr_status run(strand &S, const void *in, size_t n, int is_max, size_t base, void *dst,
-                         const void *carry, done_sig ds, char *err)
+                         const void *carry, size_t *idx_out, void *val_out, done_sig ds, char *err)
     {
         static std::atomic<int> per_sm{0};
         auto k = is_max ? k_argext<true, T> : k_argext<false, T>;
         if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
         unsigned g = reduce_grid(n, sizeof(T), S.sms, per_sm.load(std::memory_order_relaxed), false);
         k<<<g, kThreads, 0, S.st>>>((const T *)in, n, base, (apair<T> *)S.part, S.ctr,
-                                    (apair<T> *)dst, (const apair<T> *)carry, ds);
+                                    (apair<T> *)dst, (const apair<T> *)carry, idx_out, (T *)val_out, ds);
         WRCUDA_CKLAUNCH("argext kernel launch");
         return WR_SUCCESS;
     }
@@ -242,9 +259,18 @@ wr_status launch_reduce(strand &S, const void *in, size_t n, wr_type t, wr_op o,
 }
 
 wr_status launch_argext(strand &S, const void *in, size_t n, wr_type t, int is_max, size_t base,
-                        void *dst, const void *carry, done_sig ds, char *err)
+                        void *dst, const void *carry, size_t *index_out, void *value_out, done_sig ds, char *err)
 {
-    return dispatch_type<argext_fn>(t, S, in, n, is_max, base, dst, carry, ds, err);
+    return dispatch_type<argext_fn>(t, S, in, n, is_max, base, dst, carry, index_out, value_out, ds, err);
+}
+
+wr_status launch_store(strand &S, void *dst, const void *elem, size_t bytes, char *err)
+{
+    unsigned long long bits = 0;
+    memcpy(&bits, elem, bytes);
+    k_store<<<1, 1, 0, S.st>>>(dst, bits, (unsigned)bytes);
+    WRCUDA_CKLAUNCH("store kernel launch");
+    return WR_SUCCESS;
 }
 
 } /* namespace wrcuda */

@@ -66,7 +66,7 @@ template <wr_op O, typename T> struct scan_args {
     T *out;
     size_t n, tiles;
     int exclusive, vec_ok;
-    unsigned long long ep;
+    unsigned long long *epoch;               /* launches so far on these descriptors (device) */
     tdesc *d;
     const C *carry_in;
     C *carry_out;
@@ -139,6 +139,7 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
 
     /* the shared memory of a block besides its stages */
     struct smem {
+        unsigned long long ep;                /* this launch's epoch << 2 (scan_tile_state.cuh) */
         unsigned long long tkb[kStages], full[kStages], red[kStages], pre[kStages], empty[kStages];
         unsigned tk[kStages];                 /* the stage's tile, or kEnd */
         C tex[kStages][kSquadThreads];        /* each scan thread's base inside the tile */
@@ -205,6 +206,14 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
                 if (last_arrival(tctr + 1, gridDim.x)) {  /* this block's draws come before its count */
                     atomicExch(tctr, 0u);
                     atomicExch(tctr + 1, 0u);
+                    /* Every block read the epoch word before its count
+                     * (run()), so none of this launch sees the new value:
+                     * the next launch on these descriptors uses the next
+                     * epoch.  On the device, not passed in by the host,
+                     * so that a CUDA graph replaying the launch gets a new
+                     * epoch each time. */
+                    __threadfence();
+                    *(volatile unsigned long long *)a.epoch = sm.ep >> 2;
                 }
             }
             return __shfl_sync(warpred::full_mask, t, 0);
@@ -284,6 +293,7 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
     {
         constexpr int I = W::items;
         const int w = r / 32, lane = r & 31;
+        const unsigned long long ep = sm.ep;
         for (unsigned it = 0;; it++) {
             const int s = (int)(it % kStages);
             const unsigned t = tile_of(sm, it);
@@ -315,9 +325,9 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
                 sm.agg[s] = agg;
                 if (t == 0) {
                     const C incl = a.carry_in ? FC::combine(*a.carry_in, agg) : agg;
-                    st_desc(a.d, to_bits(incl), a.ep | kPrefix);
+                    st_desc(a.d, to_bits(incl), ep | kPrefix);
                 } else {
-                    st_desc(a.d + t, to_bits(agg), a.ep | kAggregate);
+                    st_desc(a.d + t, to_bits(agg), ep | kAggregate);
                 }
                 if constexpr (H::enabled) H::stamp(t, kSAggregate);
             }
@@ -337,6 +347,7 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
     {
         long long mine = -1;                      /* this warp's previous tile */
         C pmine = C();                            /* its inclusive prefix */
+        const unsigned long long ep = sm.ep;
         for (unsigned it = (unsigned)k;; it += kLb) {
             const int s = (int)(it % kStages);
             const unsigned ph = (it / kStages) & 1u;
@@ -375,12 +386,12 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
                     mbar_wait(&sm.lpre[cq], phq);
                     return sm.lincl[cq];
                 };
-                pre = look_back<O, C, kLbK, H>((long long)t, prev, pprev, a.ep, a.d, sm.lbv[k], lane);
+                pre = look_back<O, C, kLbK, H>((long long)t, prev, pprev, ep, a.d, sm.lbv[k], lane);
             }
             mbar_wait(&sm.red[s], ph);
             const C incl = have ? FC::combine(pre, sm.agg[s]) : sm.agg[s];
             if (lane == 0) {
-                if (t > 0) st_desc(a.d + t, to_bits(incl), a.ep | kPrefix);  /* (tile 0: the reduce squad) */
+                if (t > 0) st_desc(a.d + t, to_bits(incl), ep | kPrefix);  /* (tile 0: the reduce squad) */
                 if (a.carry_out && t == a.tiles - 1) *a.carry_out = incl;
                 sm.pre_v[s] = pre;
                 sm.pre_have[s] = have;
@@ -453,6 +464,10 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
     {
         const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x & 31;
         if (threadIdx.x == 0) {
+            /* this launch's epoch: one past the last launch's (the load
+             * role's last block stores it); read before the barrier, so
+             * before any of this block's draws */
+            sm.ep = (ld_volatile(a.epoch) + 1) << 2;
             for (int s = 0; s < kStages; s++) {
                 mbar_init(&sm.tkb[s], 1);              /* the load warp's lane 0, with tk */
                 mbar_init(&sm.full[s], kBulk ? 32 : 64); /* the load warp's lanes, twice each (bulk copies: once) */
@@ -497,31 +512,63 @@ template <class P, class H> struct scan_launcher {
                          const void *carry_in, void *carry_out, done_sig ds, char *err)
     {
         typedef scan_agent<O, T, P, H> A;
+        const size_t tiles = (n + A::W::elems - 1) / A::W::elems;
+        if (!S.fixed || tiles <= S.scap) return one<O, T>(S, in, out, n, exclusive, carry_in, carry_out, ds, err);
+        /* Scratch that may not grow (a call queued on a stream, whose
+         * descriptors cover the device's memory: only a longer managed
+         * array gets here): pieces of S.scap whole tiles, the running prefix
+         * carried from one to the next on the device in slots 1 and 2, as
+         * the staged scans do (staging.cu), which gives the same bits. */
+        if (S.scap == 0) return fail(err, "scan: no descriptors reserved", cudaErrorInvalidValue);
+        const size_t step = S.scap * A::W::elems;
+        const T *i = (const T *)in;
+        T *o = (T *)out;
+        for (size_t k = 0, off = 0; off < n; k++, off += step) {
+            const size_t len = n - off < step ? n - off : step;
+            const bool last = len == n - off;
+            const void *cin = k ? (const void *)(S.slot + (1 + (k + 1) % 2) * kSlotBytes) : carry_in;
+            void *cout = last ? carry_out : (void *)(S.slot + (1 + k % 2) * kSlotBytes);
+            WRCUDA_TRY((one<O, T>(S, i + off, o + off, len, exclusive, cin, cout, last ? ds : kNoDone, err)));
+        }
+        return WR_SUCCESS;
+    }
+
+    /* One launch over n elements. */
+    template <wr_op O, typename T>
+    static wr_status one(strand &S, const void *in, void *out, size_t n, int exclusive,
+                         const void *carry_in, void *carry_out, done_sig ds, char *err)
+    {
+        typedef scan_agent<O, T, P, H> A;
         typedef typename A::C C;
         static_assert(sizeof(C) <= 8, "descriptor values are 8 bytes");
         const size_t tiles = (n + A::W::elems - 1) / A::W::elems;
         /* tickets (tiles + grid of them) are 32-bit */
         if (tiles > 0xffffffffu - 0x10000u) return fail(err, "scan: too many tiles", cudaErrorInvalidValue);
         if (tiles > S.scap) {
+            /* a new block is zeroed: status 0 is epoch 0, which no launch
+             * uses (the first is 1) */
             const size_t cap = tiles + tiles / 4;
             size_t bytes = S.scap ? descriptor_bytes(S.scap) : 0;
             S.scap = 0;                       /* until the new block exists */
-            S.epoch = 0;
             WRCUDA_TRY(grow(S, S.sblk, &bytes, descriptor_bytes(cap), true, "scan descriptors", err));
             S.scap = cap;
         }
-        if (++S.epoch >= (1u << 30)) {      /* epochs wrap: clear the statuses once */
-            WRCUDA_CK(cudaMemsetAsync, (S.sblk, 0, descriptor_bytes(S.scap), S.st));
-            S.epoch = 1;
-        }
         const int vec_ok = ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0);
         /* resident blocks only (at most 65536: see the ticket check above),
-         * each with its ring of stages; the shared-memory opt-in is per
-         * device, so it is renewed on every call (a host-side call) */
+         * each with its ring of stages.  The shared-memory opt-in is a
+         * property of the kernel in a device's context (the primary one,
+         * where every strand lives, and which outlives them), so it is made
+         * once per device, not on every call: a host-side driver call less
+         * on each scan. */
         auto kp = k_scan<O, T, P, H>;
         constexpr size_t dyn = A::dyn_bytes;
         static std::atomic<int> per_sm{0};
-        WRCUDA_CK(cudaFuncSetAttribute, ((const void *)kp, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
+        static std::atomic<unsigned long long> opted{0};      /* devices 0-63 done, by bit */
+        const unsigned long long bit = S.dev >= 0 && S.dev < 64 ? 1ull << S.dev : 0;
+        if (bit == 0 || !(opted.load(std::memory_order_acquire) & bit)) {
+            WRCUDA_CK(cudaFuncSetAttribute, ((const void *)kp, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
+            opted.fetch_or(bit, std::memory_order_release);
+        }
         if (per_sm.load(std::memory_order_relaxed) == 0) {
             int nb = 0;
             WRCUDA_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, A::threads, dyn));
@@ -538,7 +585,7 @@ template <class P, class H> struct scan_launcher {
         a.tiles = tiles;
         a.exclusive = exclusive;
         a.vec_ok = vec_ok;
-        a.ep = (unsigned long long)S.epoch << 2;
+        a.epoch = epoch_word(S);
         a.d = (tdesc *)S.sblk;
         a.carry_in = (const C *)carry_in;
         a.carry_out = (C *)carry_out;

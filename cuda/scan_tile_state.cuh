@@ -27,7 +27,11 @@
  * written and read as one 128-bit access (PTX .b128, sm_70+), so a reader
  * never sees a flag without its value.  They are reused call after call
  * without clearing: each launch has a new epoch and statuses of another
- * epoch read as "not yet".
+ * epoch read as "not yet".  The epoch is the count of launches on the
+ * descriptors, kept in device memory and advanced by the kernel itself
+ * (scan_kernel.cuh), so that a launch replayed from a CUDA graph gets a new
+ * one too; at 62 bits (the status keeps 2 for the flag) it never wraps, and
+ * status 0 (a zeroed block) is epoch 0, which no launch uses.
  *
  * Accuracy.  Float sums carry the prefixes in double (carry_of): the
  * per-thread bases inside a tile and the tile prefixes are doubles, and only

@@ -28,10 +28,36 @@ struct segsrc {
     __device__ __forceinline__ size_t begin(size_t s) const { return off ? off[s] - off_base : s * cols; }
 };
 
-template <wr_op O, typename T>
-__global__ void __launch_bounds__(kThreads)
-k_seg_group(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src, unsigned G,
-            done_sig ds, unsigned *__restrict__ dcount)
+/* Offsets that nobody has checked (k_seg_checked): the first and the last,
+ * and where a decrease is noted. */
+struct segcheck {
+    size_t lo, hi;                    /* off[0], off[nseg] */
+    unsigned long long *bad;          /* bad_word(): ~s of the least decreasing s, by atomicMax */
+    unsigned *flag;                   /* mapped host word, set to 1 as well (NULL: none) */
+};
+
+/* Segment s = [b, e) of unchecked offsets (Check): a decrease is noted (by
+ * the thread `noter` of those that read the segment), and a segment that is
+ * not in order inside [lo, hi] is taken as empty, so that no element outside
+ * in[lo .. hi) is read whatever the offsets.  (Offsets that never decrease
+ * keep every segment inside: a segment outside means that some pair
+ * decreases, and that pair is noted.) */
+template <bool Check>
+__device__ __forceinline__ void seg_bounds(const segcheck &ck, size_t s, size_t &b, size_t &e, bool noter)
+{
+    if constexpr (Check) {
+        if (e < b && noter) {
+            atomicMax(ck.bad, ~(unsigned long long)s);
+            if (ck.flag) *(volatile unsigned *)ck.flag = 1u;
+        }
+        if (!(ck.lo <= b && b <= e && e <= ck.hi)) b = e = ck.lo;
+    }
+}
+
+/* A group of G lanes per segment (the body of k_seg_group). */
+template <wr_op O, typename T, bool Check>
+__device__ __forceinline__ void seg_group(const T *__restrict__ in, T *__restrict__ out, size_t nseg,
+                                          segsrc src, unsigned G, const segcheck &ck)
 {
     typedef warpred::op<O, T> F;
     const unsigned lane = threadIdx.x & 31, gl = lane & (G - 1);
@@ -43,12 +69,24 @@ k_seg_group(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc s
         const size_t s = s0 + lane / G;
         const bool valid = s < nseg;
         size_t b = 0, e = 0;
-        if (valid) { b = src.begin(s); e = src.begin(s + 1); }
+        if (valid) {
+            b = src.begin(s);
+            e = src.begin(s + 1);
+            seg_bounds<Check>(ck, s, b, e, gl == 0);
+        }
         T v = team_reduce<F>(in, b, e, gl, G);
         for (unsigned off = G / 2; off > 0; off /= 2)
             v = F::combine(v, __shfl_xor_sync(warpred::full_mask, v, off));
         if (valid && gl == 0) out[s] = b == e ? F::identity() : v;
     }
+}
+
+template <wr_op O, typename T>
+__global__ void __launch_bounds__(kThreads)
+k_seg_group(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src, unsigned G,
+            done_sig ds, unsigned *__restrict__ dcount)
+{
+    seg_group<O, T, false>(in, out, nseg, src, G, segcheck{});
     grid_done(ds, dcount);
 }
 
@@ -130,17 +168,19 @@ template <wr_op O, typename T> constexpr int seg_min_blocks()
         ? 8 : 1;
 }
 
-template <wr_op O, typename T>
-__global__ void __launch_bounds__(kThreads, seg_min_blocks<O, T>())
-k_seg_block(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src, unsigned K,
-            T *__restrict__ part, unsigned *__restrict__ segctr, done_sig ds, unsigned *__restrict__ dcount)
+/* K blocks per segment (the body of k_seg_block; bs and s_last: the
+ * block's shared memory). */
+template <wr_op O, typename T, bool Check>
+__device__ __forceinline__ void seg_block(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src,
+                                          unsigned K, T *__restrict__ part, unsigned *__restrict__ segctr,
+                                          const segcheck &ck, warpred::block_storage<T> &bs, int &s_last)
 {
     typedef warpred::op<O, T> F;
-    __shared__ warpred::block_storage<T> bs;
-    __shared__ int s_last;
     for (size_t w = blockIdx.x; w < nseg * K; w += gridDim.x) {
         const size_t s = w / K, k = w % K;
-        const size_t b = src.begin(s), e = src.begin(s + 1), len = e - b;
+        size_t b = src.begin(s), e = src.begin(s + 1);
+        seg_bounds<Check>(ck, s, b, e, threadIdx.x == 0 && k == 0);
+        const size_t len = e - b;
         /* piece k of K, balanced: the first len % K pieces get one more */
         const size_t pb = b + (len / K) * k + (k < len % K ? k : len % K);
         const size_t pe = pb + len / K + (k < len % K ? 1 : 0);
@@ -164,6 +204,87 @@ k_seg_block(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc s
         }
         __syncthreads();            /* bs and s_last are reused by the next segment */
     }
+}
+
+template <wr_op O, typename T>
+__global__ void __launch_bounds__(kThreads, seg_min_blocks<O, T>())
+k_seg_block(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src, unsigned K,
+            T *__restrict__ part, unsigned *__restrict__ segctr, done_sig ds, unsigned *__restrict__ dcount)
+{
+    __shared__ warpred::block_storage<T> bs;
+    __shared__ int s_last;
+    seg_block<O, T, false>(in, out, nseg, src, K, part, segctr, segcheck{}, bs, s_last);
+    grid_done(ds, dcount);
+}
+
+/* How segments are mapped: G > 0, a group of G lanes (1-32) each; else K
+ * blocks each. */
+struct seg_map { unsigned G, K; };
+
+__host__ __device__ __forceinline__ unsigned next_pow2(size_t x)
+{
+    unsigned g = 1;
+    while (g < x && g < 32) g *= 2;
+    return g;
+}
+
+/* The mapping for segments of avg_len elements of T on average, with at most
+ * kbound blocks a segment (seg_kbound()).  The host (seg_fn) and
+ * k_seg_checked (on the device, from offsets the host has not read) both
+ * choose here, so that they choose alike: the bits of a float result depend
+ * on the mapping.  (The arithmetic is a few IEEE divisions and an addition,
+ * the same on both sides.) */
+template <typename T>
+__host__ __device__ __forceinline__ seg_map seg_mapping(double avg_len, unsigned kbound)
+{
+    const double vecs = avg_len / (16 / sizeof(T));
+    seg_map m = { 0u, 1u };
+    if (vecs <= 16.0 * 32) {
+        /* a group of lanes per segment, about one vector per lane per pass */
+        m.G = next_pow2((size_t)(vecs + 0.999));
+        return m;
+    }
+    if (kbound > 1) {
+        const size_t most = (size_t)(vecs / (kThreads * kUnroll)) + 1;   /* each block a full pass at least */
+        m.K = kbound < most ? kbound : (unsigned)most;
+    }
+    return m;
+}
+
+/* The most blocks a segment gets, from the count alone: when the segments
+ * are too few to fill the device (4 blocks a multiprocessor), enough to,
+ * at most 1024, and no more partials than part_cap holds. */
+unsigned seg_kbound(size_t nseg, int sms, size_t part_cap)
+{
+    const size_t want = (size_t)sms * 4;
+    if (nseg >= want) return 1;
+    size_t K = (want + nseg - 1) / nseg;
+    if (K > 1024) K = 1024;
+    if (K > part_cap / 16 / nseg) K = part_cap / 16 / nseg;
+    return K < 1 ? 1u : (unsigned)K;
+}
+
+/* Segments over offsets nobody has checked: the mapping is chosen here, from
+ * off[0] and off[nseg], as seg_fn chooses it on the host from the checked
+ * ones (the grid covers either mapping: extra blocks find no work), and
+ * every segment's offsets are checked (seg_bounds). */
+template <wr_op O, typename T>
+__global__ void __launch_bounds__(kThreads)
+k_seg_checked(const T *__restrict__ in, T *__restrict__ out, size_t nseg, const size_t *off, unsigned kbound,
+              T *__restrict__ part, unsigned *__restrict__ segctr, unsigned long long *bad, unsigned *flag,
+              done_sig ds, unsigned *__restrict__ dcount)
+{
+    __shared__ warpred::block_storage<T> bs;
+    __shared__ int s_last;
+    segcheck ck;
+    ck.lo = off[0];
+    ck.hi = off[nseg];
+    ck.bad = bad;
+    ck.flag = flag;
+    const segsrc src = { off, 0, 0 };
+    const seg_map m = seg_mapping<T>((double)(ck.hi >= ck.lo ? ck.hi - ck.lo : 0) / (double)nseg, kbound);
+    if (m.G) seg_group<O, T, true>(in, out, nseg, src, m.G, ck);       /* (uniform over the grid) */
+    else seg_block<O, T, true>(in, out, nseg, src, m.K, part, segctr, ck, bs, s_last);
     grid_done(ds, dcount);
 }
 
@@ -201,13 +322,6 @@ __global__ void k_seg_fix(T *res, size_t m, const T *carry_in, T *carry_out, int
     if (last_cont) *carry_out = res[m - 1];
 }
 
-unsigned next_pow2(size_t x)
-{
-    unsigned g = 1;
-    while (g < x && g < 32) g *= 2;
-    return g;
-}
-
 /* Launch k_rows_group<O, T, R>: as many warps as make whole rounds of
  * batches, at most one wave (every block resident), so that no warp is left
  * with one more batch than most others while the rest of the device idles. */
@@ -233,11 +347,10 @@ struct seg_fn {
     static wr_status run(strand &S, const void *in, void *out, size_t nseg, const size_t *off, size_t off_base,
                          size_t cols, double avg_len, done_sig ds, char *err)
     {
-        const double vecs = avg_len / (16 / sizeof(T));
+        const seg_map mp = seg_mapping<T>(avg_len, seg_kbound(nseg, S.sms, S.part_cap));
         segsrc src = { off, off_base, cols };
-        if (vecs <= 16.0 * 32) {
-            /* a group of lanes per segment, about one vector per lane per pass */
-            const unsigned G = next_pow2((size_t)(vecs + 0.999));
+        if (mp.G) {
+            const unsigned G = mp.G;
             if (!off && cols > 0 && (cols * sizeof(T)) % 16 == 0 && ((uintptr_t)in & 15) == 0) {
                 const size_t nv = cols / (16 / sizeof(T));
                 const unsigned m = (unsigned)((nv + G - 1) / G);       /* vectors a lane, <= 16 */
@@ -257,19 +370,7 @@ struct seg_fn {
             return WR_SUCCESS;
         }
         /* a block per segment; several when the segments are too few to fill the device */
-        const size_t want = (size_t)S.sms * 4;
-        size_t K = 1;
-        if (nseg < want) {
-            K = (want + nseg - 1) / nseg;
-            const size_t most = (size_t)(vecs / (kThreads * kUnroll)) + 1;   /* each block a full pass at least */
-            if (K > most) K = most;
-            if (K > 1024) K = 1024;
-            if (K < 1) K = 1;
-        }
-        if (K > 1) {
-            if (nseg * K * 16 > S.part_cap) K = S.part_cap / 16 / nseg;
-            if (K < 1) K = 1;
-        }
+        const size_t K = mp.K;
         if (K > 1) {
             size_t cap = S.segctr_cap * 4;
             const wr_status st = grow(S, S.segctr, &cap, nseg * 4, true, "segment counters", err);
@@ -281,6 +382,32 @@ struct seg_fn {
         if (blocks > cap) blocks = cap;
         k_seg_block<O, T><<<(unsigned)blocks, kThreads, 0, S.st>>>((const T *)in, (T *)out, nseg, src,
                                                                   (unsigned)K, (T *)S.part, S.segctr, ds, S.ctr + 3);
+        WRCUDA_CKLAUNCH("segment kernel launch");
+        return WR_SUCCESS;
+    }
+};
+
+struct checked_fn {
+    template <wr_op O, typename T>
+    static wr_status run(strand &S, const void *in, void *out, size_t nseg, const size_t *off, unsigned *flag,
+                         done_sig ds, char *err)
+    {
+        const unsigned kb = seg_kbound(nseg, S.sms, S.part_cap);
+        if (kb > 1) {                     /* (reserved on a strand that may not grow: reserve_segments) */
+            size_t cap = S.segctr_cap * 4;
+            const wr_status st = grow(S, S.segctr, &cap, nseg * 4, true, "segment counters", err);
+            S.segctr_cap = cap / 4;
+            if (st != WR_SUCCESS) return st;
+        }
+        /* blocks enough for either mapping: groups of up to 32 lanes, or kb
+         * blocks a segment; at most 16 a multiprocessor, as seg_fn */
+        const size_t cap = (size_t)S.sms * 16;
+        size_t blocks = nseg >= cap * (kThreads / 32) ? cap : (nseg * 32 + kThreads - 1) / kThreads;
+        if (kb > 1 && nseg * kb > blocks) blocks = nseg * kb;
+        if (blocks > cap) blocks = cap;
+        k_seg_checked<O, T><<<(unsigned)blocks, kThreads, 0, S.st>>>((const T *)in, (T *)out, nseg, off, kb,
+                                                                     (T *)S.part, S.segctr, bad_word(S), flag,
+                                                                     ds, S.ctr + 3);
         WRCUDA_CKLAUNCH("segment kernel launch");
         return WR_SUCCESS;
     }
@@ -304,6 +431,22 @@ wr_status launch_segments(strand &S, const void *in, void *out, size_t nseg, con
                           char *err)
 {
     return dispatch<seg_fn>(t, o, S, in, out, nseg, off, off_base, cols, avg_len, ds, err);
+}
+
+wr_status launch_segments_checked(strand &S, const void *in, void *out, size_t nseg, const size_t *off,
+                                  unsigned *flag, wr_type t, wr_op o, done_sig ds, char *err)
+{
+    return dispatch<checked_fn>(t, o, S, in, out, nseg, off, flag, ds, err);
+}
+
+wr_status reserve_segments(strand &S, char *err)
+{
+    /* several blocks a segment (and a counter each) only for fewer than
+     * 4 x SMs segments (seg_kbound) */
+    size_t cap = S.segctr_cap * 4;
+    const wr_status st = grow(S, S.segctr, &cap, (size_t)S.sms * 4 * 4, true, "segment counters", err);
+    S.segctr_cap = cap / 4;
+    return st;
 }
 
 wr_status launch_check_offsets(strand &S, const size_t *off, size_t nseg, size_t *dst, char *err)

@@ -213,7 +213,8 @@ static wr_status prepare(wr_context *ctx, const char *fn, struct buf *bufs, int 
     for (i = 0; i < nbufs; i++) {
         wr_mem_kind k;
         if (bufs[i].bytes == 0) continue;
-        k = bufs[i].kind = locate(ctx, bufs[i].ptr);
+        /* (a kind the caller found out already is kept) */
+        k = bufs[i].kind != WR_MEM_HOST ? bufs[i].kind : (bufs[i].kind = locate(ctx, bufs[i].ptr));
         if (k == WR_MEM_DEVICE) { any_dev = 1; if (!dev_name) dev_name = bufs[i].name; }
         if (k == WR_MEM_MANAGED) any_managed = 1;
     }
@@ -391,13 +392,65 @@ wr_status wr_reduce_rows(wr_context *ctx, const void *in, void *out, size_t rows
                     err);
 }
 
+static int dev_kind(wr_mem_kind k) { return k == WR_MEM_DEVICE || k == WR_MEM_MANAGED; }
+
+/*
+ * reduce_segments queued on the context's stream without reading the
+ * offsets: reading them on the host (check_offsets) would wait for the
+ * stream, whose earlier work may still be writing them.  Taken when a
+ * backend holds a stream and in, out and offsets are all device or managed
+ * memory, and not in reproducible mode's exact sums; the backend then
+ * checks the offsets on the device and reports a decrease asynchronously
+ * (wr_backend.h, offsets_unchecked).  Unknown here:
+ * where the segments of in begin and end, so their extent and their overlap
+ * with out go unchecked.  Returns 0 when the path does not apply (the
+ * caller checks the offsets as usual), else 1 with the call's status in *st.
+ */
+static int segments_on_stream(wr_context *ctx, const char *fn, const struct wri_backend *streamed,
+                              const void *in, void *out, size_t nsegments, const size_t *offsets,
+                              wr_mem_kind koff, size_t outb, size_t offb, size_t es, wr_type type, wr_op op,
+                              wr_status *st)
+{
+    char err[WR_ERRLEN] = "";
+    struct wri_backend *run;
+    struct wr_call call;
+    wr_mem_kind kin, kout;
+    if (in == NULL || out == NULL || !dev_kind(koff)) return 0;
+    kin = locate(ctx, in);
+    kout = locate(ctx, out);
+    if (!dev_kind(kin) || !dev_kind(kout)) return 0;
+    if ((uintptr_t)in % es != 0) {
+        wri_set_error(ctx, "%s: in (%p) is not aligned to its %zu-byte elements", fn, in, es);
+        *st = WR_ERR_INVALID_ARG;
+        return 1;
+    }
+    {
+        struct buf b[2] = { BUF("out", out, outb, es, 1, "nsegments"),
+                            BUF("offsets", offsets, offb, sizeof(size_t), 0, "nsegments") };
+        b[0].kind = kout;
+        b[1].kind = koff;
+        *st = prepare(ctx, fn, b, 2, 0, READS, &run, &call);
+        if (*st != WR_SUCCESS) return 1;
+    }
+    /* (an exact sum's kernels take checked offsets: read them as usual) */
+    if (run != streamed || wrx_applies(call.fmode, type, op)) return 0;
+    call.in = kin;
+    call.out = kout;
+    call.aux = koff;
+    call.first = call.last = 0;
+    call.offsets_unchecked = 1;
+    *st = end_call(ctx, fn, run,
+                   run->ops->reduce_segments(run->state, &call, in, out, nsegments, offsets, type, op, err), err);
+    return 1;
+}
+
 wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t nsegments,
                              const size_t *offsets, wr_type type, wr_op op)
 {
     static const char fn[] = "wr_reduce_segments";
     char err[WR_ERRLEN] = "";
     struct wri_backend *run;
-    const struct wri_backend *checker;
+    const struct wri_backend *checker, *streamed;
     struct wr_call call;
     size_t outb, offb, inb, skip, sum[5], es;
     const char *in_first = NULL;
@@ -428,6 +481,10 @@ wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t 
         CHECK(prepare(ctx, fn, b, 1, 0, READS, &run, &call));
         koff = b[0].kind;
     }
+    streamed = __atomic_load_n(&ctx->streamed, __ATOMIC_ACQUIRE);
+    if (streamed != NULL &&
+        segments_on_stream(ctx, fn, streamed, in, out, nsegments, offsets, koff, outb, offb, es, type, op, &st))
+        return st;
 
     /* Offsets in device memory are checked where they are, by the device
      * backend; managed ones too when there is one (on a device without

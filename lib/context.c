@@ -215,8 +215,14 @@ wr_status wr_context_set_stream(wr_context *ctx, void *stream)
         return WR_ERR_NO_BACKEND;
     }
     st = d->ops->set_stream(d->state, stream, err);
-    if (st != WR_SUCCESS) wri_set_error(ctx, "%s: %s: %s", fn, d->ops->name, err[0] ? err : wr_status_string(st));
-    else wri_clear_error(ctx);
+    if (st != WR_SUCCESS) {
+        wri_set_error(ctx, "%s: %s: %s", fn, d->ops->name, err[0] ? err : wr_status_string(st));
+        return st;
+    }
+    /* from now on wr_reduce_segments may leave device offsets to the
+     * backend (api.c) */
+    __atomic_store_n(&ctx->streamed, stream != NULL ? d : NULL, __ATOMIC_RELEASE);
+    wri_clear_error(ctx);
     return st;
 }
 

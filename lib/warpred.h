@@ -114,7 +114,15 @@ WR_API wr_status wr_exscan (wr_context *ctx, const void *in, void *out, size_t c
 WR_API wr_status wr_reduce_rows(wr_context *ctx, const void *in, void *out,
                          size_t rows, size_t cols, wr_type type, wr_op op);      /* row-major */
 /* out[s] = reduction of in[offsets[s] .. offsets[s+1]-1]; offsets has
- * nsegments+1 non-decreasing entries; an empty segment gives the identity. */
+ * nsegments+1 non-decreasing entries; an empty segment gives the identity.
+ * Queued on a stream (in, out and offsets all device or managed memory, see
+ * wr_context_set_stream) the offsets are not read on the host: the device
+ * checks them (decreasing offsets are reported later, as a failure of queued
+ * work, WR_ERR_INVALID_ARG with the first bad index; no element outside
+ * in[offsets[0] .. offsets[nsegments]) is read), and the overlap of out with
+ * the segments of in is not checked.  (Not so for a float/double SUM in
+ * reproducible mode: it reads the offsets on the host, waiting for the
+ * stream.) */
 WR_API wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out,
                          size_t nsegments, const size_t *offsets, wr_type type, wr_op op);
 /* *index = first index of the minimum (maximum); if a NaN is present, the first
@@ -132,18 +140,28 @@ WR_API wr_status wr_argmax(wr_context *ctx, const void *in, size_t count, wr_typ
  * the stream before it and before the work queued after it; when every
  * buffer it reads and writes is device or managed memory it returns as soon
  * as its work is queued (no host wait, no allocation: it can be captured in a
- * CUDA graph), otherwise it completes before returning.  Argument errors are
- * still reported by the call itself; a failure of queued work is reported by
- * wr_context_synchronize or the context's next call.  Work the context queued
- * on its previous stream is ordered before any work on the new one.  A call
- * that runs on the cpu backend (host memory under AUTO) does not wait for
- * the stream.
- * Returns WR_SUCCESS, WR_ERR_INVALID_ARG (ctx is NULL), WR_ERR_NO_BACKEND (ctx
- * has no device backend that takes streams) or WR_ERR_DEVICE. */
+ * CUDA graph), otherwise it completes before returning (and is refused while
+ * the stream is being captured).  Argument errors are still reported by the
+ * call itself, which then queues nothing; a failure of queued work is
+ * reported by wr_context_synchronize and by the context's next calls, which
+ * then do nothing (see wr_context_set_stream(3)).  Work the context queued
+ * on its previous stream is ordered before any work on the new one; back to
+ * NULL, the call waits for it.  The first stream allocates the scratch memory
+ * of queued calls (1/2048 of the device's memory for the scan's descriptors):
+ * call it outside stream capture.  Graphs holding a context's calls share
+ * its scratch: run them one at a time, not beside its queued calls, and not
+ * after the context is destroyed.  A call that runs on the cpu backend (host
+ * memory under AUTO) does not wait for the stream.
+ * Returns WR_SUCCESS, WR_ERR_INVALID_ARG (ctx is NULL, or a stream involved
+ * is being captured), WR_ERR_NO_BACKEND (ctx has no device backend that takes
+ * streams), WR_ERR_NO_MEMORY or WR_ERR_DEVICE. */
 WR_API wr_status wr_context_set_stream(wr_context *ctx, void *stream);
-/* Wait for all work ctx has queued (on its stream or its own), and report a
- * failure of asynchronous work (WR_ERR_DEVICE, with the reason).  On a
- * context without a device backend: WR_SUCCESS at once. */
+/* Wait for all work ctx has queued, and report a failure of it:
+ * WR_ERR_DEVICE with the CUDA error's text, or WR_ERR_INVALID_ARG for
+ * decreasing offsets a queued wr_reduce_segments found (naming the first).
+ * WR_ERR_INVALID_ARG too while the stream is being captured.  On a context
+ * without a stream or without a device backend: WR_SUCCESS at once (unless a
+ * failure is still pending). */
 WR_API wr_status wr_context_synchronize(wr_context *ctx);
 
 /* ---- reproducible float sums --------------------------------------------

@@ -12,8 +12,9 @@
  * lib/ validates every argument before it calls a backend, so a backend may
  * assume: valid enums, the op is defined for the type, non-NULL buffers
  * wherever an element is read or written, buffers aligned to their element
- * size that end inside the address space, non-decreasing offsets, and no
- * overlap except in == out for scans.  Everything lib/ found out about a call
+ * size that end inside the address space, non-decreasing offsets (except
+ * where call->offsets_unchecked says otherwise), and no overlap except
+ * in == out for scans.  Everything lib/ found out about a call
  * (where each buffer lives, the first and last offsets, the float mode)
  * comes to the operation in a struct wr_call: a backend keeps no memory of
  * one call for the next.  A backend never prints; it reports a failure as a
@@ -68,7 +69,18 @@ struct wr_call {
     wr_mem_kind out;         /* the output; argext: index */
     wr_mem_kind aux;         /* reduce_segments: offsets; argext: value (WR_MEM_HOST when NULL) */
     wr_float_mode fmode;     /* the float mode the call runs in */
-    size_t first, last;      /* reduce_segments: offsets[0] and offsets[nsegments], checked */
+    size_t first, last;      /* reduce_segments: offsets[0] and offsets[nsegments], checked
+                                (both 0 when offsets_unchecked) */
+    /* reduce_segments on a backend whose set_stream() took a stream, with in,
+     * out and offsets all device or managed memory, and not an exact sum
+     * (wrx_applies() false): 1 when lib/ did not read the offsets (reading
+     * them would wait for the stream).  in is then only
+     * known to be non-NULL and aligned, and out not to overlap the offsets.
+     * The backend must check on the device that the offsets do not decrease,
+     * read no element outside in[offsets[0] .. offsets[nsegments]), and
+     * report a violation as WR_ERR_INVALID_ARG (asynchronously, through
+     * synchronize() and its next calls, when it queues the call). */
+    int offsets_unchecked;
     const void *carry;       /* scan with wrx_applies(): NULL, or a struct wrx_acc of
                                 lib/wr_exact.h in host memory, checked: the exact sum of
                                 what comes before in[0], to start the prefixes from */
@@ -114,10 +126,13 @@ struct wr_backend_ops {
     wr_status (*check_offsets)(void *state, const size_t *offsets, size_t nsegments, size_t sum[5], char *err);
     /* Order the context's device work on stream (a cudaStream_t; NULL: the
      * backend's own), after what the backend queued before.  A backend
-     * without streams returns WR_ERR_NO_BACKEND with a reason. */
+     * without streams returns WR_ERR_NO_BACKEND with a reason (and may
+     * accept NULL).  Once it has taken a non-NULL stream, lib/ may pass it
+     * reduce_segments calls with call->offsets_unchecked set. */
     wr_status (*set_stream)(void *state, void *stream, char *err);
     /* Wait for all work the backend queued for this context; report a failure
-     * of asynchronous work. */
+     * of asynchronous work (WR_ERR_DEVICE, or WR_ERR_INVALID_ARG for offsets
+     * found to decrease on the device). */
     wr_status (*synchronize)(void *state, char *err);
 
     /* The operations; see warpred.h for their meaning.  Each one must write

@@ -35,6 +35,8 @@ struct wr_context {
     struct wri_backend locator; /* the cuda plugin, opened only to tell device pointers
                                    apart (cpu contexts) */
     const struct wri_backend *loc; /* who locates buffers: cuda, omp, locator or NULL */
+    const struct wri_backend *streamed; /* the backend whose set_stream took a stream, or NULL
+                                   (atomic access) */
     int last_backend;           /* wr_backend of the last successful call (atomic access) */
     char describe[768];
 

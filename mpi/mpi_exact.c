@@ -91,6 +91,7 @@ wr_status wrm_allreduce_exact(struct wrm_call *c, wrm_item *it, wr_exact_sum *su
     struct xitem x;
     char reason[512] = "";
     int rc;
+    wrm_settle_stream(c);
     if (c->st != WR_SUCCESS) {
         it->has = 0;
         it->kind = WRM_KIND_NONE;

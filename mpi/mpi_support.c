@@ -326,9 +326,20 @@ wr_status wrm_settle(struct wrm_call *c, int64_t fail)
     return c->st;
 }
 
+/* A context with a stream may still be running this rank's work (a call on
+ * device memory returns once queued): wait for it, and take its failure as
+ * this rank's, before anything goes to the other ranks. */
+void wrm_settle_stream(struct wrm_call *c)
+{
+    wr_status st;
+    if (c->st != WR_SUCCESS || c->ctx == NULL) return;
+    if ((st = wr_context_synchronize(c->ctx)) != WR_SUCCESS) wrm_fail_call(c, st);
+}
+
 wr_status wrm_allreduce(struct wrm_call *c, wrm_item *it)
 {
     int rc;
+    wrm_settle_stream(c);
     if (c->st != WR_SUCCESS) {
         it->has = 0;
         it->kind = WRM_KIND_NONE;
@@ -359,6 +370,7 @@ wr_status wrm_exscan(struct wrm_call *c, const wrm_item *it, wrm_item *base)
 
 wr_status wrm_end(struct wrm_call *c)
 {
+    wrm_settle_stream(c);       /* the results are complete when the call returns */
     if (c->st == WR_SUCCESS) wr_context_set_error(c->ctx, NULL);
     return c->st;
 }

@@ -34,6 +34,11 @@
  * only, and the others' results are complete and correct.)
  * As in warpred.h, wr_context_error(ctx) gives the calling thread's reason
  * ("" after a success), also when ctx is NULL.
+ * With a stream set on ctx (wr_context_set_stream), the local calls are
+ * ordered on it, and each function waits for the context's work
+ * (wr_context_synchronize) before it communicates and before it returns:
+ * its results are complete on return, and a failure of queued work is this
+ * rank's failure.  Do not call them while the stream is being captured.
  *
  * MPI use: the library duplicates comm once (cached on comm as an attribute,
  * freed with comm or at MPI_Finalize) and sets MPI_ERRORS_RETURN on the

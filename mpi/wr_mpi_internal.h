@@ -79,6 +79,10 @@ wr_status wrm_allreduce(struct wrm_call *c, wrm_item *it);
 void wrm_item_combine(const wrm_item *lo, wrm_item *hi);
 /* Fold the agreed lowest failure (an item's fail) into c's status. */
 wr_status wrm_settle(struct wrm_call *c, int64_t fail);
+/* With a stream set on c->ctx, wait for its queued work
+ * (wr_context_synchronize) and take a failure as this rank's: before
+ * anything goes to the other ranks, and before a call returns. */
+void wrm_settle_stream(struct wrm_call *c);
 /* wrm_allreduce of it together with an exact sum, merged across comm
  * (mpi_exact.c): every rank gets the merge of all ranks' sums. */
 wr_status wrm_allreduce_exact(struct wrm_call *c, wrm_item *it, wr_exact_sum *sum);

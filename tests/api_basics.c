@@ -3,7 +3,8 @@
  * wr_status_string (every status and unknown values: never NULL),
  * wr_type_size, contexts (create, destroy, NULL destroy, has_backend,
  * describe, last_backend, per-context error text, wr_context_set_error),
- * the WARPRED_BACKEND
+ * wr_context_set_stream and wr_context_synchronize where there is no stream
+ * to take (cpu contexts) or none set, the WARPRED_BACKEND
  * environment variable (cpu, cuda, auto, garbage), the identity of every
  * valid (type, op) pair on empty input, and WR_ERR_UNSUPPORTED for bitwise
  * ops on float and double in every function.
@@ -118,6 +119,36 @@ static void test_contexts(void)
     bogus = (wr_context *)&bogus;
     st = wr_context_create(&bogus, (wr_backend)-1);
     ok(st == WR_ERR_INVALID_ARG && bogus == NULL, "create with backend -1: INVALID_ARG, *ctx = NULL");
+}
+
+/* The stream calls without a stream: a cpu context has no device backend
+ * (WR_ERR_NO_BACKEND, also for NULL), and there is never anything to wait
+ * for. */
+static void test_streams(void)
+{
+    wr_context *cpu = tu_context(WR_BACKEND_CPU), *aut = tu_context(WR_BACKEND_AUTO);
+    int dummy = 0;
+    wr_status st;
+    st = wr_context_set_stream(cpu, &dummy);
+    ok(st == WR_ERR_NO_BACKEND && tu_contains(wr_context_error(cpu), "device backend"),
+       "set_stream on a cpu context: NO_BACKEND: \"%s\"", wr_context_error(cpu));
+    ok(wr_context_set_stream(cpu, NULL) == WR_ERR_NO_BACKEND, "set_stream(NULL) on a cpu context: NO_BACKEND");
+    st = wr_context_synchronize(cpu);
+    ok(st == WR_SUCCESS && wr_context_error(cpu)[0] == '\0',
+       "synchronize on a cpu context: SUCCESS at once, error text cleared");
+    ok(wr_context_set_stream(NULL, NULL) == WR_ERR_INVALID_ARG && tu_mentions(wr_context_error(NULL), "ctx") &&
+       wr_context_synchronize(NULL) == WR_ERR_INVALID_ARG,
+       "set_stream and synchronize with ctx NULL: INVALID_ARG");
+    if (wr_context_has_backend(aut, WR_BACKEND_CUDA)) {
+        /* (a GPU machine: the stream tests in tests/cuda do the rest) */
+        ok(wr_context_set_stream(aut, NULL) == WR_SUCCESS && wr_context_synchronize(aut) == WR_SUCCESS,
+           "AUTO context with cuda: set_stream(NULL) and synchronize without a stream succeed");
+    } else {
+        ok(wr_context_set_stream(aut, &dummy) == WR_ERR_NO_BACKEND && wr_context_synchronize(aut) == WR_SUCCESS,
+           "AUTO context without a device backend: set_stream NO_BACKEND, synchronize SUCCESS");
+    }
+    wr_context_destroy(cpu);
+    wr_context_destroy(aut);
 }
 
 /* wr_context_set_error: what layered libraries use to leave their own reason. */
@@ -305,11 +336,12 @@ int main(void)
     wr_context *ctx;
     /* this program checks the variable's effect itself */
     unsetenv("WARPRED_BACKEND");
-    plan(1 + NSTATUS + 4 + 1 + 19 + 5 + 6 + TU_NTYPES + 6);
+    plan(1 + NSTATUS + 4 + 1 + 19 + 5 + 5 + 6 + TU_NTYPES + 6);
     test_version();
     test_status_strings();
     test_type_size();
     test_contexts();
+    test_streams();
     test_set_error();
     test_env();
     ctx = tu_context(WR_BACKEND_AUTO);

@@ -19,7 +19,8 @@
  *
  * Prints host-clock medians (ns) of the driver queries a call makes and of
  * launches on blocking, non-blocking and legacy streams and through the
- * driver API.  Then, for f32 sums of all ones at 2^10, 2^25 and 2^28, the
+ * driver API, and of wr_reduce() itself: a complete call, and one queued on
+ * a stream (wr_context_set_stream; the host's part alone).  Then, for f32 sums of all ones at 2^10, 2^25 and 2^28, the
  * event-timed medians (us) of: the kernel alone; + cudaStreamSynchronize;
  * + the done word (cuda/backend.cuh, done_sig) and a spin on it, result to device
  * memory and to mapped host memory (as the plugin does for a host result);
@@ -181,6 +182,19 @@ int main()
         printf("  wr_reduce 1 element, cpu context      %8.0f\n", host_ns(reps, [&] {
             if (wr_reduce(cpu, &hone, &hsum, 1, WR_FLOAT, WR_SUM) != WR_SUCCESS) exit(1);
         }));
+        /* the host's part of a call queued on a stream: lib/'s checks and
+         * queries, the launch, no wait */
+        wr_context *qctx = nullptr;
+        cudaStream_t qs;
+        CK(cudaStreamCreateWithFlags(&qs, cudaStreamNonBlocking));
+        if (wr_context_create(&qctx, WR_BACKEND_CUDA) == WR_SUCCESS && wr_context_set_stream(qctx, qs) == WR_SUCCESS) {
+            printf("  wr_reduce 2^10, queued on a stream    %8.0f\n", host_ns(reps, [&] {
+                if (wr_reduce(qctx, in, dres, 1024, WR_FLOAT, WR_SUM) != WR_SUCCESS) exit(1);
+            }));
+            if (wr_context_synchronize(qctx) != WR_SUCCESS) exit(1);
+        }
+        wr_context_destroy(qctx);
+        CK(cudaStreamDestroy(qs));
     }
     wrcuda::strand S0 = S, Snb = S;  /* the same scratch, other streams (calls never overlap) */
     S0.st = 0;

@@ -110,7 +110,7 @@ static bool run_argmax(const char *name, wr_type wt, wrcuda::strand &S, void *in
     CK(cub::DeviceReduce::ArgMax(tmp, tmp_bytes, (const T *)in, dmax, didx, (::cuda::std::int64_t)n, S.st));
     CK(cudaMalloc(&tmp, tmp_bytes));
     const double ours = timed_median(S.st, reps, [&] {
-        if (wrcuda::launch_argext(S, in, n, wt, 1, 0, dres, nullptr, wrcuda::kNoDone, err) != WR_SUCCESS) {
+        if (wrcuda::launch_argext(S, in, n, wt, 1, 0, dres, nullptr, nullptr, nullptr, wrcuda::kNoDone, err) != WR_SUCCESS) {
             fprintf(stderr, "%s argmax: %s\n", name, err);
             exit(1);
         }

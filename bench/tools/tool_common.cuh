@@ -27,7 +27,8 @@
  * grown by the launchers that need it. */
 static inline void tool_strand(wrcuda::strand &S)
 {
-    CK(cudaDeviceGetAttribute(&S.sms, cudaDevAttrMultiProcessorCount, 0));
+    CK(cudaGetDevice(&S.dev));
+    CK(cudaDeviceGetAttribute(&S.sms, cudaDevAttrMultiProcessorCount, S.dev));
     CK(cudaStreamCreate(&S.st));
     CK(cudaMalloc((void **)&S.ctr, 64));
     CK(cudaMemset(S.ctr, 0, 64));

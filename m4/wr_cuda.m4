@@ -62,13 +62,24 @@ _WREOF
 # (machine code for sm_XY runs on every sm_XZ with Z >= Y): 75, 80, 86, 89,
 # 90, 100, 110 and 120, those nvcc supports, plus PTX of the newest, which the
 # driver compiles for GPUs newer than any of them.  NVCC_ARCH_DEFS tells the
-# plugin which machine code it carries, so that it can say whether the
-# device runs machine code or JIT-compiled PTX.
+# plugin which machine code (WRCUDA_SASS_LIST) and which PTX
+# (WRCUDA_PTX_LIST) it carries, so that it can say whether the device runs
+# machine code or JIT-compiled PTX, and name what it has when it has
+# nothing for the device.  sm_75 is the oldest the CUDA backend supports.
 AC_DEFUN([WR_CUDA_GENCODE], [
   wr_sass=
+  wr_ptx=
   AS_IF([test -n "$NVCC_GENCODE"], [
     AC_MSG_NOTICE([nvcc code generation: $NVCC_GENCODE (--with-nvcc-gencode)])
-    wr_sass=`echo "$NVCC_GENCODE" | tr ' ,' '\n\n' | sed -n 's/^code=sm_\([[0-9]]*\).*/\1/p' | tr '\n' ' '`
+    dnl code=sm_XY and code=compute_XY of -gencode, and -arch=sm_XY (both)
+    wr_tok=`echo "$NVCC_GENCODE" | tr ' ,' '\n\n'`
+    wr_sass=`echo "$wr_tok" | sed -n -e 's/^code=sm_\([[0-9]]*\).*/\1/p' \
+      -e 's/^-arch=sm_\([[0-9]]*\).*/\1/p' -e 's/^--gpu-architecture=sm_\([[0-9]]*\).*/\1/p' | tr '\n' ' '`
+    wr_ptx=`echo "$wr_tok" | sed -n -e 's/^code=compute_\([[0-9]]*\).*/\1/p' \
+      -e 's/^-arch=[[a-z]]*_\([[0-9]]*\).*/\1/p' -e 's/^--gpu-architecture=[[a-z]]*_\([[0-9]]*\).*/\1/p' | tr '\n' ' '`
+    AS_CASE([" $wr_tok "],
+      [*-arch=native*|*-architecture=native*], [wr_sass=native; wr_ptx=native],
+      [*-arch=all*|*-architecture=all*|*code=\@<:@*], [wr_sass=unknown; wr_ptx=unknown])
   ], [
     wr_supported=`$NVCC --list-gpu-code 2>/dev/null | sed -n 's/^sm_\([[0-9]]*\)$/\1/p' | tr '\n' ' '`
     AS_CASE(["$with_cuda_arch"],
@@ -78,9 +89,13 @@ AC_DEFUN([WR_CUDA_GENCODE], [
     AS_IF([test "$wr_want" = native], [
       NVCC_GENCODE="-arch=native"
       wr_sass=native
+      wr_ptx=native
+      AC_MSG_NOTICE([GPU code: for the GPUs of this machine (-arch=native)])
     ], [
       wr_max=
       for a in $wr_want; do
+        AS_IF([test "$a" -lt 75 2>/dev/null],
+          [AC_MSG_ERROR([--with-cuda-arch: sm_$a is older than sm_75, the oldest the CUDA backend supports])])
         AS_CASE([" $wr_supported "], [*" $a "*], [], [
           AS_IF([test "$with_cuda_arch" = default], [continue],
             [AC_MSG_ERROR([--with-cuda-arch: $NVCC cannot build sm_$a (it supports: $wr_supported)])])])
@@ -90,10 +105,13 @@ AC_DEFUN([WR_CUDA_GENCODE], [
       done
       AS_IF([test -z "$wr_max"], [AC_MSG_ERROR([no GPU architecture to build for ($NVCC supports: $wr_supported)])])
       NVCC_GENCODE="$NVCC_GENCODE -gencode=arch=compute_$wr_max,code=compute_$wr_max"
+      wr_ptx=$wr_max
+      AC_MSG_NOTICE([GPU code: machine code for$wr_sass, PTX for compute_$wr_ptx])
     ])
-    AC_MSG_NOTICE([GPU code: machine code for$wr_sass, PTX of the newest])
   ])
-  NVCC_ARCH_DEFS="-DWRCUDA_SASS_LIST=\"`echo $wr_sass | tr ' ' ','`\""
+  dnl string literals, quoted for the shell of make's rules: nvcc splits an
+  dnl unquoted -D value at its commas
+  NVCC_ARCH_DEFS="-DWRCUDA_SASS_LIST='\"`echo $wr_sass | tr ' ' ','`\"' -DWRCUDA_PTX_LIST='\"`echo $wr_ptx | tr ' ' ','`\"'"
   dnl compile the architectures of one file side by side where nvcc can
   AS_IF([$NVCC --threads 0 --version >/dev/null 2>&1], [NVCC_GENCODE="$NVCC_GENCODE --threads 0"])
 ])

@@ -30,7 +30,7 @@ template <wr_op O, typename T> constexpr int reduce_min_blocks()
 }
 
 template <wr_op O, typename T>
-__global__ void __launch_bounds__(kThreads, reduce_min_blocks<O, T>())
+__global__ void __launch_bounds__(kThreads, fit_blocks(reduce_min_blocks<O, T>()))
 k_reduce(const T *__restrict__ in, size_t n, T *__restrict__ part, unsigned *__restrict__ ctr,
          T *dst, const T *carry, done_sig ds)
 {

@@ -131,7 +131,7 @@ template <wr_op O, typename T> constexpr int seg_min_blocks()
 }
 
 template <wr_op O, typename T>
-__global__ void __launch_bounds__(kThreads, seg_min_blocks<O, T>())
+__global__ void __launch_bounds__(kThreads, fit_blocks(seg_min_blocks<O, T>()))
 k_seg_block(const T *__restrict__ in, T *__restrict__ out, size_t nseg, segsrc src, unsigned K,
             T *__restrict__ part, unsigned *__restrict__ segctr, done_sig ds, unsigned *__restrict__ dcount)
 {

@@ -55,6 +55,7 @@ struct strand {
     size_t scap;                  /* tiles they have room for */
     unsigned epoch;               /* statuses of other epochs read as "not yet" */
     unsigned scan_blocks;         /* most resident blocks per scan (0: as many as fit) */
+    bool scan_by_block;           /* scans run one block per tile (scan_block.cuh; arch.cu) */
 
     unsigned *segctr;             /* per-segment arrival counters (kept 0) */
     size_t segctr_cap;            /* entries */

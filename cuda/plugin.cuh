@@ -22,6 +22,7 @@ struct state {
     char desc[300];
     size_t stage_bytes;          /* per staging buffer */
     unsigned scan_blocks;        /* WARPRED_CUDA_SCAN_BLOCKS (0: as many as fit) */
+    bool scan_by_block;          /* scans run one block per tile (check_code) */
     std::mutex mu;
     std::vector<strand *> idle;  /* strands not in use */
     std::vector<strand *> all;

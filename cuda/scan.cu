@@ -10,7 +10,9 @@
  *   ptx_async.cuh        mbarriers, cp.async, bulk copies;
  *   scan_tile.cuh        a tile in a shared-memory stage: geometry, swizzle,
  *                        a squad thread's items;
- *   scan_kernel.cuh      the warp roles, the kernel and its launcher.
+ *   scan_kernel.cuh      the warp roles, the kernel and its launcher;
+ *   scan_block.cuh       the kernel with one block per tile, where the
+ *                        warp-specialised one cannot run.
  */
 #include "scan_kernel.cuh"
 

@@ -64,6 +64,19 @@ inline bool dev_ok(wr_mem_kind k) { return k == WR_MEM_DEVICE || k == WR_MEM_MAN
 /* result / carry slot i of the strand */
 inline unsigned char *slot(strand &S, int i) { return S.slot + (size_t)i * kSlotBytes; }
 
+/* ---- which code the device runs (arch.cu) -------------------------------- */
+
+struct code_info {
+    char desc[200];              /* "NVIDIA H200 (sm_90, sm_90 machine code)" */
+    bool scan_by_block;          /* scans run one block per tile (scan_block.cuh) */
+};
+/* When a context opens on the current device (properties p): whether the
+ * plugin's code runs there.  A device below the floor, no code for it, or
+ * PTX the driver cannot compile: WR_ERR_NO_BACKEND with a reason that names
+ * the device's sm and what the plugin carries.  Reads
+ * WARPRED_CUDA_SCAN_KERNEL. */
+wr_status check_code(const cudaDeviceProp &p, const struct wr_host_api *host, code_info *ci, char *err);
+
 /* ---- the pool and the end of a call (pool.cu) ---------------------------- */
 
 /* Every strand of a context, when it closes. */

@@ -247,4 +247,6 @@ wr_status launch_argext(strand &S, const void *in, size_t n, wr_type t, int is_m
     return dispatch_type<argext_fn>(t, S, in, n, is_max, base, dst, carry, ds, err);
 }
 
+const void *probe_reduce() { return (const void *)k_reduce<WR_SUM, float>; }
+
 } /* namespace wrcuda */

@@ -32,6 +32,7 @@
 /* ---- options ------------------------------------------------------------ */
 
 enum { BK_CPU = 1, BK_CUDA = 2 };
+enum { FM_FAST = 1, FM_REPRO = 2 };
 
 struct opts {
     int backends;              /* BK_* bits; 0: the default backend */
@@ -42,6 +43,7 @@ struct opts {
     int reps, warmup;
     int full, want_matrix, want_seed, want_host;
     int check, progress, targets;
+    int fmodes;                /* FM_* bits: float modes of the float SUM cells */
     const char *csv, *json;
     uint64_t seed;
 };
@@ -81,6 +83,11 @@ static void usage(FILE *f)
 "  --seed-table             the source articles' kernels on N = 33,554,432 floats\n"
 "  --host-table             host-resident input through cpu, cuda and AUTO\n"
 "  --no-check               skip the host-reference checks (faster)\n"
+"  --float-mode fast|reproducible|both\n"
+"                           float mode of the float/double SUM of reduce, rows\n"
+"                           and segments (default fast); with both, each\n"
+"                           reproducible row's reference is the fast row of\n"
+"                           the same cell (ratio: fast time / reproducible)\n"
 "  --seed N                 seed of the input data (default 1)\n"
 "Output:\n"
 "  --csv FILE|-             all rows as CSV\n"
@@ -219,6 +226,7 @@ static void parse_args(int argc, char **argv, struct opts *o)
     o->check = 1;
     o->seglen = 1024;
     o->seed = 1;
+    o->fmodes = FM_FAST;
     for (i = 1; i < argc; i++) {
         const char *a = argv[i], *v = NULL;
         const char *eq = strchr(a, '=');
@@ -259,6 +267,13 @@ static void parse_args(int argc, char **argv, struct opts *o)
         else if (!strcmp(a, "--seed-table")) o->want_seed = 1;
         else if (!strcmp(a, "--host-table")) o->want_host = 1;
         else if (!strcmp(a, "--no-check")) o->check = 0;
+        else if (!strcmp(a, "--float-mode")) {
+            const char *m = ARG();
+            if (!strcmp(m, "fast")) o->fmodes = FM_FAST;
+            else if (!strcmp(m, "reproducible")) o->fmodes = FM_REPRO;
+            else if (!strcmp(m, "both")) o->fmodes = FM_FAST | FM_REPRO;
+            else die_usage("unknown float mode '%s' (fast, reproducible, both)", m);
+        }
         else if (!strcmp(a, "--progress")) progress = 1;
         else if (!strcmp(a, "--no-progress")) progress = 0;
         else if (!strcmp(a, "--targets")) o->targets = 1;
@@ -483,8 +498,10 @@ static void run_cub(const struct env *e, const struct bench_cell *c, const struc
     bcu_cub_free(cub);
 }
 
-static void run_cell(struct env *e, const struct bench_cell *c, double ceil_gbps,
-                     const struct opts *o)
+/* One cell in one float mode (repro: the context is in reproducible mode,
+ * and fast_time, when not 0, is the reference).  Returns the median time. */
+static double run_cell_mode(struct env *e, const struct bench_cell *c, double ceil_gbps,
+                            const struct opts *o, int repro, double fast_time)
 {
     struct bench_row row;
     struct ourcall a;
@@ -492,7 +509,7 @@ static void run_cell(struct env *e, const struct bench_cell *c, double ceil_gbps
 
     bench_row_init(&row, "matrix");
     snprintf(row.backend, sizeof row.backend, "%s", e->name);
-    snprintf(row.name, sizeof row.name, "%s", bench_func_name(c->func));
+    snprintf(row.name, sizeof row.name, "%s%s", bench_func_name(c->func), repro ? " repro" : "");
     row.type = bench_type_name(c->type);
     row.op = (c->func == BF_ARGMIN || c->func == BF_ARGMAX) ? "" : bench_op_name(c->op);
     row.n = c->n;
@@ -517,7 +534,12 @@ static void run_cell(struct env *e, const struct bench_cell *c, double ceil_gbps
         verify_ours(e, &a, o, &row);
     }
 
-    if (e->device) {
+    if (repro) {
+        if (fast_time > 0) {
+            strcpy(row.ref_name, "fast mode");
+            row.ref_time = fast_time;
+        }
+    } else if (e->device) {
         run_cub(e, c, o, &row);
     } else if (c->op == WR_SUM && (c->func == BF_REDUCE || c->func == BF_SCAN || c->func == BF_EXSCAN)) {
         struct loopcall l = { c, e->in, e->out };
@@ -529,6 +551,22 @@ static void run_cell(struct env *e, const struct bench_cell *c, double ceil_gbps
     }
     failures += row.failed;
     bench_emit(&row);
+    return row.t.med;
+}
+
+/* A cell in the float modes --float-mode asks for: only float/double SUM of
+ * reduce, rows and segments depend on the mode; the others run once. */
+static void run_cell(struct env *e, const struct bench_cell *c, double ceil_gbps, const struct opts *o)
+{
+    const int moded = c->op == WR_SUM && (c->type == WR_FLOAT || c->type == WR_DOUBLE) &&
+                      (c->func == BF_REDUCE || c->func == BF_ROWS || c->func == BF_SEGMENTS);
+    double fast = 0;
+    if (!moded || (o->fmodes & FM_FAST)) fast = run_cell_mode(e, c, ceil_gbps, o, 0, 0);
+    if (moded && (o->fmodes & FM_REPRO) && e->ctx) {
+        wr_context_set_float_mode(e->ctx, WR_FLOAT_REPRODUCIBLE);
+        run_cell_mode(e, c, ceil_gbps, o, 1, fast);
+        wr_context_set_float_mode(e->ctx, WR_FLOAT_FAST);
+    }
 }
 
 static int env_alloc(struct env *e, size_t bytes, size_t max_n, const struct opts *o, char *err)

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "cpu_internal.h"
+#include "cpu_exact.h"
 
 static wr_status cpu_open(void **state, const struct wr_host_api *host, char *err)
 {
@@ -96,7 +97,7 @@ static wr_status cpu_reduce(void *state, const struct wr_call *call, const void 
                             wr_type type, wr_op op, char *err)
 {
     (void)state;
-    (void)call;
+    if (wrx_applies(call->fmode, type, op)) return wrcpu_exact_reduce(in, out, count, type);   /* cpu_exact.c */
     return wrcpu_reduce(in, out, count, type, op, err);
 }
 
@@ -112,7 +113,7 @@ static wr_status cpu_reduce_rows(void *state, const struct wr_call *call, const 
                                  size_t rows, size_t cols, wr_type type, wr_op op, char *err)
 {
     (void)state;
-    (void)call;
+    if (wrx_applies(call->fmode, type, op)) return wrcpu_exact_rows(in, out, rows, cols, type);
     return wrcpu_reduce_rows(in, out, rows, cols, type, op, err);
 }
 
@@ -120,7 +121,7 @@ static wr_status cpu_reduce_segments(void *state, const struct wr_call *call, co
                                      size_t nsegments, const size_t *offsets, wr_type type, wr_op op, char *err)
 {
     (void)state;
-    (void)call;
+    if (wrx_applies(call->fmode, type, op)) return wrcpu_exact_segments(in, out, nsegments, offsets, type);
     return wrcpu_reduce_segments(in, out, nsegments, offsets, type, op, err);
 }
 
@@ -130,6 +131,16 @@ static wr_status cpu_argext(void *state, const struct wr_call *call, const void 
     (void)state;
     (void)call;
     return wrcpu_argext(in, count, type, is_max, index, value, err);
+}
+
+static wr_status cpu_reduce_exact(void *state, const struct wr_call *call, const void *in, size_t count,
+                                  wr_type type, void *acc, char *err)
+{
+    (void)state;
+    (void)call;
+    (void)err;
+    wrcpu_exact_sum(in, count, type, 1, (wrx_acc *)acc);
+    return WR_SUCCESS;
 }
 
 const struct wr_backend_ops wrcpu_backend_ops = {
@@ -148,4 +159,5 @@ const struct wr_backend_ops wrcpu_backend_ops = {
     .reduce_rows = cpu_reduce_rows,
     .reduce_segments = cpu_reduce_segments,
     .argext = cpu_argext,
+    .reduce_exact = cpu_reduce_exact,
 };

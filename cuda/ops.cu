@@ -8,6 +8,7 @@
 #include <string.h>
 #include <vector>
 #include "plugin.cuh"
+#include "exact.cuh"
 #include "wr_ops.h"
 
 namespace wrcuda {
@@ -56,16 +57,40 @@ wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, siz
          * when the device can reach it, else the strand's host result area. */
         void *acc = out_dev ? out : (void *)slot(S, 0);
         void *fin = out_dev ? out : host_result(S);
+        const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
+        if (exact) WRCUDA_TRY(exact_scratch(S, err));
         WRCUDA_TRY(each_chunk(ctx, S, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
             /* (a strand whose hres is not mapped has no done word:
              * fetch_result's copy is then waited for by synchronising) */
             const bool last = off + len == count;
+            if (exact)          /* chunks carry an exact accumulator, not a rounded value */
+                return launch_exact_reduce(S, d, len, t, off ? exact_carry(S, 0) : nullptr,
+                                           last ? nullptr : exact_carry(S, 0), last ? fin : nullptr,
+                                           last ? arm(S) : kNoDone, err);
             return launch_reduce(S, d, len, t, o, last ? fin : acc, off ? acc : nullptr, last ? arm(S) : kNoDone, err);
         }));
         if (!out_dev) {
             WRCUDA_TRY(fetch_result(S, es, err));
             give(S, out, 0, es);
         }
+        return WR_SUCCESS;
+    });
+}
+
+/* The exact sum of a float/double array as a wrx_acc in host memory
+ * (wr_reduce_exact): chunks carry the accumulator in a device slot. */
+wr_status cu_reduce_exact(void *s, const wr_call *call, const void *in, size_t count, wr_type t, void *acc,
+                          char *err)
+{
+    state *ctx = (state *)s;
+    const size_t es = wr_backend_type_size(t);
+    return with_strand(s, err, [&](strand &S) -> wr_status {
+        WRCUDA_TRY(exact_scratch(S, err));
+        void *c = exact_carry(S, 0);
+        WRCUDA_TRY(each_chunk(ctx, S, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
+            return launch_exact_reduce(S, d, len, t, off ? c : nullptr, c, nullptr, kNoDone, err);
+        }));
+        WRCUDA_CK(cudaMemcpyAsync, (acc, c, kAccBytes, cudaMemcpyDeviceToHost, S.st));
         return WR_SUCCESS;
     });
 }
@@ -124,9 +149,13 @@ wr_status cu_reduce_rows(void *s, const wr_call *call, const void *in, void *out
     state *ctx = (state *)s;
     return with_strand(s, err, [&](strand &S) -> wr_status {
         const wr_mem_kind kin = rows * cols != 0 ? call->in : WR_MEM_DEVICE, kout = call->out;
+        const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
+        if (dev_ok(kin) && dev_ok(kout) && exact)
+            return launch_exact_segments(S, in, out, rows, nullptr, 0, cols, (double)cols, t, nullptr, nullptr,
+                                         arm(S), err);
         if (dev_ok(kin) && dev_ok(kout))
             return launch_segments(S, in, out, rows, nullptr, 0, cols, (double)cols, t, o, arm(S), err);
-        return segments_staged(ctx, S, in, kin, out, kout, rows, nullptr, cols, t, o, err);
+        return segments_staged(ctx, S, in, kin, out, kout, rows, nullptr, cols, t, o, exact, err);
     });
 }
 
@@ -158,6 +187,7 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
         };
         const size_t total = call->last - call->first;
         const wr_mem_kind kin = total ? call->in : WR_MEM_DEVICE;
+        const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
         if (dev_ok(kin) && dev_ok(kout)) {
             const size_t *doff = offsets;
             if (!dev_ok(koff)) {                      /* host offsets: give the kernel a copy */
@@ -165,10 +195,13 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
                 WRCUDA_CK(cudaMemcpyAsync, (S.doff, offsets, obytes, cudaMemcpyHostToDevice, S.st));
                 doff = S.doff;
             }
+            if (exact)
+                return launch_exact_segments(S, in, out, nseg, doff, 0, 0, (double)total / (double)nseg, t, nullptr,
+                                             nullptr, arm(S), err);
             return launch_segments(S, in, out, nseg, doff, 0, 0, (double)total / (double)nseg, t, o, arm(S), err);
         }
         if (!hoff) WRCUDA_TRY(copy_offsets());
-        return segments_staged(ctx, S, in, kin, out, kout, nseg, hoff, 0, t, o, err);
+        return segments_staged(ctx, S, in, kin, out, kout, nseg, hoff, 0, t, o, exact, err);
     });
 }
 

@@ -174,4 +174,5 @@ extern "C" WRCUDA_EXPORT const struct wr_backend_ops warpred_backend_ops = {
     /* reduce_rows     */ wrcuda::cu_reduce_rows,
     /* reduce_segments */ wrcuda::cu_reduce_segments,
     /* argext          */ wrcuda::cu_argext,
+    /* reduce_exact    */ wrcuda::cu_reduce_exact,
 };

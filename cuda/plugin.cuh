@@ -154,7 +154,7 @@ wr_status scan_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, vo
  * (hoff: host-readable offsets) with the input or the output in host
  * memory, chunk by chunk through the staging buffers. */
 wr_status segments_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
-                          size_t nseg, const size_t *hoff, size_t cols, wr_type t, wr_op o, char *err);
+                          size_t nseg, const size_t *hoff, size_t cols, wr_type t, wr_op o, bool exact, char *err);
 
 /* ---- the operations (ops.cu), as the ops table calls them ---------------- */
 
@@ -169,6 +169,8 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
                              const size_t *offsets, wr_type t, wr_op o, char *err);
 wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, wr_type t, int is_max,
                     size_t *index, void *value, char *err);
+wr_status cu_reduce_exact(void *s, const wr_call *call, const void *in, size_t count, wr_type t, void *acc,
+                          char *err);
 
 } /* namespace wrcuda */
 

@@ -15,6 +15,7 @@
  */
 #include <string.h>
 #include "plugin.cuh"
+#include "exact.cuh"
 
 namespace wrcuda {
 
@@ -142,11 +143,12 @@ wr_status scan_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, vo
  * first element as an index into in.
  */
 wr_status segments_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
-                          size_t nseg, const size_t *hoff, size_t cols, wr_type t, wr_op o, char *err)
+                          size_t nseg, const size_t *hoff, size_t cols, wr_type t, wr_op o, bool exact, char *err)
 {
     auto begin = [hoff, cols](size_t i) { return hoff ? hoff[i] : i * cols; };
     const size_t es = wr_backend_type_size(t);
     WRCUDA_TRY(ensure_seg_staging(ctx, S, err));
+    if (exact) WRCUDA_TRY(exact_scratch(S, err));
     const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
     const size_t C = S.sbytes / es, smax = S.soff_n - 1, end = begin(nseg);
     pending pend[kStagingBufs] = {};
@@ -183,10 +185,17 @@ wr_status segments_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin
         }
         if (!out_dev) WRCUDA_CK(cudaStreamWaitEvent, (S.st, S.e_out[b], 0));   /* S.sres[b] copied out */
         char *res = out_dev ? (char *)out + s * es : (char *)S.sres[b];
-        WRCUDA_TRY(launch_segments(S, dsrc, res, m, S.soff_dev[b], 0, 0, (double)len / (double)m, t, o, kNoDone, err));
-        if (cont || last_cont)
-            WRCUDA_TRY(launch_seg_fix(S, res, m, slot(S, 1 + (int)((k + 1) % 2)), slot(S, 1 + (int)(k % 2)),
-                                      cont, last_cont, t, o, err));
+        if (exact) {        /* reproducible float SUM: cut segments carry exact accumulators */
+            WRCUDA_TRY(launch_exact_segments(S, dsrc, res, m, S.soff_dev[b], 0, 0, (double)len / (double)m, t,
+                                             cont ? exact_carry(S, (int)((k + 1) % 2)) : nullptr,
+                                             last_cont ? exact_carry(S, (int)(k % 2)) : nullptr, kNoDone, err));
+        } else {
+            WRCUDA_TRY(launch_segments(S, dsrc, res, m, S.soff_dev[b], 0, 0, (double)len / (double)m, t, o, kNoDone,
+                                       err));
+            if (cont || last_cont)
+                WRCUDA_TRY(launch_seg_fix(S, res, m, slot(S, 1 + (int)((k + 1) % 2)), slot(S, 1 + (int)(k % 2)),
+                                          cont, last_cont, t, o, err));
+        }
         const size_t done = last_cont ? m - 1 : m;
         if (out_dev) {
             WRCUDA_CK(cudaEventRecord, (S.e_comp[b], S.st));

@@ -30,7 +30,7 @@
 ! The library allows a scan in place (out == in), but Fortran does not let
 ! one array be passed as two arguments of which one is modified: pass two.
 module warpred
-  use, intrinsic :: iso_c_binding, only: c_int, c_size_t, c_ptr, c_char, &
+  use, intrinsic :: iso_c_binding, only: c_int, c_size_t, c_ptr, c_char, c_double, &
        c_null_char, c_associated, c_f_pointer
   implicit none
   private
@@ -76,6 +76,12 @@ module warpred
   integer(c_int), parameter, public :: WR_FLOAT_FAST = 0
   integer(c_int), parameter, public :: WR_FLOAT_REPRODUCIBLE = 1
 
+  ! wr_exact_sum: an exact float/double sum in progress (contents private)
+  integer(c_int), parameter, public :: WR_EXACT_SUM_BYTES = 544
+  type, bind(C), public :: wr_exact_sum
+    real(c_double), private :: opaque_(WR_EXACT_SUM_BYTES / 8)
+  end type wr_exact_sum
+
   public :: wr_version, wr_status_string, wr_type_size
   public :: wr_context_create, wr_context_destroy, wr_context_has_backend
   public :: wr_context_last_backend, wr_context_describe, wr_context_error
@@ -84,6 +90,7 @@ module warpred
   public :: wr_argmin, wr_argmax
   public :: wr_context_set_stream, wr_context_synchronize
   public :: wr_context_set_float_mode, wr_context_float_mode
+  public :: wr_exact_sum_init, wr_reduce_exact, wr_exact_sum_merge, wr_exact_sum_round
 
   interface
     ! size_t wr_type_size(wr_type t)
@@ -246,6 +253,42 @@ module warpred
       type(c_ptr), value :: ctx
       integer(c_int) :: mode
     end function wr_context_float_mode
+
+    ! wr_status wr_exact_sum_init(wr_exact_sum *sum)
+    function wr_exact_sum_init(sum) bind(C, name="wr_exact_sum_init") result(status)
+      import :: c_int, wr_exact_sum
+      type(wr_exact_sum), intent(inout) :: sum
+      integer(c_int) :: status
+    end function wr_exact_sum_init
+
+    ! wr_status wr_reduce_exact(wr_context *ctx, const void *in, size_t count, wr_type type,
+    !                           wr_exact_sum *sum)
+    function wr_reduce_exact(ctx, in, count, type, sum) bind(C, name="wr_reduce_exact") result(status)
+      import :: c_int, c_ptr, c_size_t, wr_exact_sum
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: in(*)
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type
+      type(wr_exact_sum), intent(inout) :: sum
+      integer(c_int) :: status
+    end function wr_reduce_exact
+
+    ! wr_status wr_exact_sum_merge(wr_exact_sum *sum, const wr_exact_sum *other)
+    function wr_exact_sum_merge(sum, other) bind(C, name="wr_exact_sum_merge") result(status)
+      import :: c_int, wr_exact_sum
+      type(wr_exact_sum), intent(inout) :: sum
+      type(wr_exact_sum), intent(in) :: other
+      integer(c_int) :: status
+    end function wr_exact_sum_merge
+
+    ! wr_status wr_exact_sum_round(const wr_exact_sum *sum, wr_type type, void *out)
+    function wr_exact_sum_round(sum, type, out) bind(C, name="wr_exact_sum_round") result(status)
+      import :: c_int, wr_exact_sum
+      type(wr_exact_sum), intent(in) :: sum
+      integer(c_int), value :: type
+      type(*), intent(inout) :: out
+      integer(c_int) :: status
+    end function wr_exact_sum_round
   end interface
 
   ! The C functions behind the string wrappers below.

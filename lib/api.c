@@ -11,6 +11,7 @@
 #include <string.h>
 #include "wr_internal.h"
 #include "wr_ops.h"
+#include "wr_exact.h"
 
 /* One buffer of a call, for the checks and the choice of backend. */
 struct buf {
@@ -430,6 +431,49 @@ wr_status wr_reduce_segments(wr_context *ctx, const void *in, void *out, size_t 
                     run->ops->reduce_segments(run->state, &call, inb ? in : NULL, out, nsegments, offsets,
                                               type, op, err),
                     err);
+}
+
+wr_status wr_reduce_exact(wr_context *ctx, const void *in, size_t count, wr_type type, wr_exact_sum *sum)
+{
+    static const char fn[] = "wr_reduce_exact";
+    char err[WR_ERRLEN] = "";
+    struct wri_backend *run;
+    struct wr_call call;
+    size_t inb, es;
+    wrx_acc acc, part;
+    wr_status st;
+    NO_CTX(fn);
+    CHECK(check_type(ctx, fn, type));
+    if (type != WR_FLOAT && type != WR_DOUBLE) {
+        wri_set_error(ctx, "%s: an exact sum takes float or double elements, not %s", fn, type_name(type));
+        return WR_ERR_UNSUPPORTED;
+    }
+    if (sum == NULL) {
+        wri_set_error(ctx, "%s: sum is NULL", fn);
+        return WR_ERR_INVALID_ARG;
+    }
+    es = wr_type_size(type);
+    CHECK(check_extent(ctx, fn, "count", count, es, &inb));
+    {
+        struct buf b[2] = { BUF("in", in, inb, es, 0, "count"), BUF("sum", sum, sizeof *sum, 8, 1, NULL) };
+        CHECK(prepare(ctx, fn, b, 2, 0, READS, &run, &call));
+    }
+    if (call.out == WR_MEM_DEVICE) {
+        wri_set_error(ctx, "%s: sum is device memory (it must be host memory)", fn);
+        return WR_ERR_INVALID_ARG;
+    }
+    memcpy(&acc, sum, sizeof acc);
+    if (!wri_exact_valid(&acc)) {
+        wri_set_error(ctx, "%s: sum is not a wr_exact_sum (not made by wr_exact_sum_init)", fn);
+        return WR_ERR_INVALID_ARG;
+    }
+    if (count == 0) return end_call(ctx, fn, run, WR_SUCCESS, err);
+    st = run->ops->reduce_exact(run->state, &call, in, count, type, &part, err);
+    if (st == WR_SUCCESS) {
+        wrx_merge(&acc, &part);
+        memcpy(sum, &acc, sizeof acc);
+    }
+    return end_call(ctx, fn, run, st, err);
 }
 
 static wr_status argext(const char *fn, wr_context *ctx, const void *in, size_t count, wr_type type,

@@ -58,6 +58,7 @@ static const char *missing_function(const struct wr_backend_ops *o)
     WRI_NEED(open) WRI_NEED(close) WRI_NEED(describe) WRI_NEED(threads) WRI_NEED(locate)
     WRI_NEED(check_offsets) WRI_NEED(set_stream) WRI_NEED(synchronize) WRI_NEED(reduce)
     WRI_NEED(scan) WRI_NEED(reduce_rows) WRI_NEED(reduce_segments) WRI_NEED(argext)
+    WRI_NEED(reduce_exact)
 #undef WRI_NEED
     return NULL;
 }
@@ -83,8 +84,9 @@ wr_status wri_plugin_open(const char *file, struct wri_backend *b, int *missing,
         return WR_ERR_NO_BACKEND;
     }
     if (stat(dir, &st) != 0) {
-        *missing = errno == ENOENT;
-        say(err, "%s not found: %.200s: %s", file, dir, strerror(errno));
+        int e = errno;
+        *missing = e == ENOENT;
+        say(err, "%s %s: %.200s: %s", file, e == ENOENT ? "not found" : "cannot be opened", dir, strerror(e));
         return WR_ERR_NO_BACKEND;
     }
     if ((why = untrusted(&st, 1)) != NULL) {
@@ -92,8 +94,9 @@ wr_status wri_plugin_open(const char *file, struct wri_backend *b, int *missing,
         return WR_ERR_NO_BACKEND;
     }
     if (stat(path, &st) != 0) {
-        *missing = errno == ENOENT;
-        say(err, "%s not found: %.200s: %s", file, path, strerror(errno));
+        int e = errno;
+        *missing = e == ENOENT;
+        say(err, "%s %s: %.200s: %s", file, e == ENOENT ? "not found" : "cannot be opened", path, strerror(e));
         return WR_ERR_NO_BACKEND;
     }
     if ((why = untrusted(&st, 0)) != NULL) {

@@ -151,9 +151,10 @@ WR_API wr_status wr_context_synchronize(wr_context *ctx);
  * WR_FLOAT_REPRODUCIBLE: float and double SUM reductions (reduce, rows,
  * segments, and libwarpred_mpi's allreduce) return the exact sum of the
  * inputs rounded once to nearest (ties to even): the same bits on every
- * backend, thread count, device, rank count and element order.  Scans give
- * the same bits everywhere too (see wr_scan(3)).  Other types and ops are
- * exact in either mode; float PROD is the same in both.
+ * backend, thread count, device, rank count and element order (see
+ * wr_exact_sum_round below for infinities, NaNs and zeros).  Scans are not
+ * covered yet: they run as in fast mode (see wr_scan(3)).  Other types and
+ * ops are exact in either mode; float PROD is the same in both.
  * WARPRED_FLOAT_MODE=reproducible|fast in the environment overrides the
  * context's setting. */
 typedef enum wr_float_mode { WR_FLOAT_FAST = 0, WR_FLOAT_REPRODUCIBLE = 1 } wr_float_mode;
@@ -163,6 +164,52 @@ WR_API wr_status     wr_context_set_float_mode(wr_context *ctx, wr_float_mode mo
 /* The mode calls on ctx run in (after WARPRED_FLOAT_MODE); WR_FLOAT_FAST for
  * a NULL ctx. */
 WR_API wr_float_mode wr_context_float_mode(const wr_context *ctx);
+
+/* ---- exact sums ------------------------------------------------------------
+ *
+ * A wr_exact_sum holds the exact sum of float and double elements -- a wide
+ * fixed-point number, plus the infinities and NaNs it has seen -- so that
+ * partial sums made anywhere (other calls, threads, devices, MPI ranks)
+ * combine without rounding, in any grouping and order, and round once at the
+ * end: what reproducible mode does inside one call, for a user's own
+ * distributed sums (libwarpred_mpi's reproducible allreduce is built on it).
+ * A wr_exact_sum is a plain value of fixed size: it may be copied, and sent
+ * as WR_EXACT_SUM_BYTES bytes to a process of the same byte order and the
+ * same libwarpred major version, to be merged there.  Its contents are
+ * private.  Every function returns WR_ERR_INVALID_ARG for a NULL pointer or
+ * a sum that wr_exact_sum_init did not make (the reason is in
+ * wr_context_error(ctx), or in wr_context_error(NULL) for those without a
+ * context), and leaves its outputs untouched on failure. */
+#define WR_EXACT_SUM_BYTES 544
+typedef struct wr_exact_sum {
+    double opaque_[WR_EXACT_SUM_BYTES / 8];   /* 8-byte aligned storage; not doubles */
+} wr_exact_sum;
+
+/* Make *sum the sum of no elements. */
+WR_API wr_status wr_exact_sum_init(wr_exact_sum *sum);
+/* Add the elements in[0..count) of type WR_FLOAT or WR_DOUBLE to *sum,
+ * exactly, computed on ctx's backend: in may be any memory ctx can reach
+ * (device memory with a cuda context); sum must be host (or managed)
+ * memory.  The float mode does not matter.  count == 0 leaves *sum as it is.
+ * Returns WR_SUCCESS, WR_ERR_INVALID_ARG (also: in NULL while count > 0, a
+ * type that is not a wr_type, in and sum overlapping, sum in device
+ * memory), WR_ERR_UNSUPPORTED (an integer type), or the backend's
+ * WR_ERR_NO_MEMORY / WR_ERR_DEVICE. */
+WR_API wr_status wr_reduce_exact(wr_context *ctx, const void *in, size_t count, wr_type type,
+                                 wr_exact_sum *sum);
+/* *sum += *other, exactly (other may be sum).  Merging is commutative and
+ * associative: any tree of merges gives the same rounded result. */
+WR_API wr_status wr_exact_sum_merge(wr_exact_sum *sum, const wr_exact_sum *other);
+/* Write to *out (host memory, one element of type WR_FLOAT or WR_DOUBLE) the
+ * sum rounded once to nearest, ties to even: NaN (the quiet NaN with every
+ * bit set but the sign) if a NaN, or both +inf and -inf, were added; else
+ * +-inf if one infinity was; else the exact sum of the finite elements
+ * rounded, +-inf when that overflows, subnormals exact.  An exact zero is -0
+ * when every element added was -0 (IEEE 754 addition gives that in any
+ * order), and +0 otherwise, also for no elements.  A non-zero sum too small
+ * for the type rounds to a zero of its sign.  Returns WR_SUCCESS,
+ * WR_ERR_INVALID_ARG, or WR_ERR_UNSUPPORTED for an integer type. */
+WR_API wr_status wr_exact_sum_round(const wr_exact_sum *sum, wr_type type, void *out);
 
 #ifdef __cplusplus
 }

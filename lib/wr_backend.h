@@ -33,7 +33,7 @@
 extern "C" {
 #endif
 
-#define WR_BACKEND_ABI 3
+#define WR_BACKEND_ABI 4
 #define WR_BACKEND_SYMBOL "warpred_backend_ops"   /* a plugin's one exported name */
 #define WR_ERRLEN 256                             /* size of every err buffer */
 
@@ -140,6 +140,13 @@ struct wr_backend_ops {
     /* count >= 1.  is_max == 0: argmin, else argmax.  value may be NULL. */
     wr_status (*argext)(void *state, const struct wr_call *call, const void *in, size_t count,
                         wr_type type, int is_max, size_t *index, void *value, char *err);
+    /* count >= 1, type WR_FLOAT or WR_DOUBLE: write the exact sum of
+     * in[0..count) to acc, a struct wrx_acc of lib/wr_exact.h in host
+     * memory, whatever call->fmode says (wr_reduce_exact).  In reproducible
+     * mode, reduce, reduce_rows and reduce_segments of float/double SUM must
+     * round that exact sum with wr_exact.h (wrx_applies() says when). */
+    wr_status (*reduce_exact)(void *state, const struct wr_call *call, const void *in, size_t count,
+                              wr_type type, void *acc, char *err);
 };
 
 /* The cpu backend's table (cpu/), linked into libwarpred.so. */

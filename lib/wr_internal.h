@@ -62,6 +62,11 @@ int wri_env_count(const char *name, size_t min, size_t max, size_t *value, char 
 /* What plugins get of the core. */
 extern const struct wr_host_api wri_host_api;
 
+/* ---- exact sums (exact.c) ---- */
+struct wrx_acc;
+/* 1 if a (a wr_exact_sum's contents) is an accumulator wr_exact.h can use. */
+int wri_exact_valid(const struct wrx_acc *a);
+
 /* ---- plugins (plugin.c) ---- */
 /* Load the plugin file `file` (e.g. "warpred_cuda.so") from the plugin
  * directory and open it.  Returns WR_SUCCESS and fills *b; WR_ERR_NO_BACKEND

@@ -40,22 +40,35 @@ wr_status wr_mpi_allreduce(wr_context *ctx, const void *in, void *out, size_t co
 {
     struct wrm_call c;
     wrm_item it;
+    wr_exact_sum xs;
     size_t w = wr_type_size(type);
     wr_status st;
+    /* reproducible float SUM: ranks exchange exact sums (mpi_exact.c) */
+    const int exact = ctx != NULL && wr_context_float_mode(ctx) == WR_FLOAT_REPRODUCIBLE && op == WR_SUM &&
+                      (type == WR_FLOAT || type == WR_DOUBLE);
 
     if (wrm_begin(&c, "wr_mpi_allreduce", ctx, comm) != 0) return c.st;
-    wrm_item_init(&c, &it, type, (int)op);
+    wrm_item_init(&c, &it, type, exact ? WRM_KIND_EXACT_SUM : (int)op);
+    wr_exact_sum_init(&xs);
     if (ctx == NULL)
         wrm_fail(&c, WR_ERR_INVALID_ARG, "ctx is NULL");
     else if (out == NULL)
         wrm_fail(&c, WR_ERR_INVALID_ARG, "out is NULL");
     else if (w != 0 && count <= SIZE_MAX / w && wrm_overlap(in, count * w, out, w))
         wrm_fail(&c, WR_ERR_INVALID_ARG, "in and out overlap");
-    else if ((st = wr_reduce(ctx, in, &it.v, count, type, op)) != WR_SUCCESS)
+    else if ((st = exact ? wr_reduce_exact(ctx, in, count, type, &xs)
+                         : wr_reduce(ctx, in, &it.v, count, type, op)) != WR_SUCCESS)
         wrm_fail_call(&c, st);      /* also type, op, in and count */
-    it.has = count > 0;
-    if (wrm_allreduce(&c, &it) != WR_SUCCESS) return c.st;
-    if (!it.has) wr_identity(type, op, &it.v);
+    it.has = !exact && count > 0;
+    if (wrm_allreduce_exact(&c, &it, &xs) != WR_SUCCESS) return c.st;
+    if (exact) {
+        if ((st = wr_exact_sum_round(&xs, type, &it.v)) != WR_SUCCESS) {
+            wrm_fail(&c, st, "a rank sent a damaged exact sum");
+            return c.st;
+        }
+    } else if (!it.has) {
+        wr_identity(type, op, &it.v);
+    }
     put_result(&c, &it.v, out, w);
     return wrm_end(&c);
 }

@@ -40,7 +40,7 @@ static int arg_better(wr_type t, const wrm_value *a, const wrm_value *b, int is_
  * order).  Items with has == 0 are identities, so ranks without elements never
  * touch the value (for float SUM, -0.0 + +0.0 would otherwise turn a -0.0
  * prefix into +0.0). */
-static void item_combine(const wrm_item *lo, wrm_item *hi)
+void wrm_item_combine(const wrm_item *lo, wrm_item *hi)
 {
     if (lo->fail < hi->fail) hi->fail = lo->fail;
     if (lo->kind != WRM_KIND_NONE && hi->kind != WRM_KIND_NONE &&
@@ -89,7 +89,7 @@ static void item_op_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
     for (i = 0; i < *len; i++) {
         memcpy(&lo, (const char *)invec + (size_t)i * sizeof lo, sizeof lo);
         memcpy(&hi, (char *)inoutvec + (size_t)i * sizeof hi, sizeof hi);
-        item_combine(&lo, &hi);
+        wrm_item_combine(&lo, &hi);
         memcpy((char *)inoutvec + (size_t)i * sizeof hi, &hi, sizeof hi);
     }
 }
@@ -315,11 +315,11 @@ void wrm_item_init(const struct wrm_call *c, wrm_item *it, wr_type type, int kin
 }
 
 /* Fold the agreed lowest failure into this rank's status. */
-static wr_status settle(struct wrm_call *c, int64_t fail)
+wr_status wrm_settle(struct wrm_call *c, int64_t fail)
 {
     if (c->st != WR_SUCCESS || fail == WRM_FAIL_NONE) return c->st;
     if (fail == WRM_FAIL_MISMATCH)
-        wrm_fail(c, WR_ERR_INVALID_ARG, "the ranks of comm passed different types or ops");
+        wrm_fail(c, WR_ERR_INVALID_ARG, "the ranks of comm passed different types or ops (or float modes)");
     else
         wrm_fail(c, (wr_status)(fail & 15), "rank %d failed: %s (its wr_context_error() says why)",
                  (int)(fail >> 4), wr_status_string((wr_status)(fail & 15)));
@@ -339,7 +339,7 @@ wr_status wrm_allreduce(struct wrm_call *c, wrm_item *it)
         wrm_fail_mpi(c, "MPI_Allreduce", rc);
         return c->st;
     }
-    return settle(c, it->fail);
+    return wrm_settle(c, it->fail);
 }
 
 wr_status wrm_exscan(struct wrm_call *c, const wrm_item *it, wrm_item *base)

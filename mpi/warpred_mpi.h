@@ -77,6 +77,13 @@ extern "C" {
  * rank); the P partial results are then combined across ranks in rank order,
  * adding at most ceil(log2 P) (tree) to P-1 (chain) further roundings for
  * float SUM/PROD, as the MPI library associates them.
+ * Reproducible mode (ctx in WR_FLOAT_REPRODUCIBLE, float or double SUM):
+ * each rank makes the exact sum of its piece (wr_reduce_exact), the ranks
+ * merge these exact sums, and the result is the exact sum of the global
+ * array rounded once (wr_exact_sum_round): the same bits for any number of
+ * ranks, any split of the array (empty pieces too) and any backend, equal to
+ * one process's reproducible wr_reduce.  Every rank must then be in that
+ * mode: ranks in different float modes get WR_ERR_INVALID_ARG.
  * Returns WR_SUCCESS, WR_ERR_INVALID_ARG, WR_ERR_UNSUPPORTED (bitwise op on a
  * float type), WR_ERR_DEVICE, or a status of the local wr_reduce.
  * out is untouched when the call fails on any rank.

@@ -20,7 +20,8 @@
 #endif
 
 /* wrm_item.kind beyond the wr_op values. */
-enum { WRM_KIND_NONE = -1, WRM_KIND_ARGMIN = 16, WRM_KIND_ARGMAX = 17 };
+enum { WRM_KIND_NONE = -1, WRM_KIND_ARGMIN = 16, WRM_KIND_ARGMAX = 17,
+       WRM_KIND_EXACT_SUM = 18 /* reproducible float SUM: the value travels as a wr_exact_sum */ };
 
 /* wrm_item.fail: no failure; the ranks disagree on type or op. */
 #define WRM_FAIL_NONE INT64_MAX
@@ -74,6 +75,14 @@ void wrm_item_init(const struct wrm_call *c, wrm_item *it, wr_type type, int kin
 /* MPI_Allreduce of it across comm (data and failures together), then settle
  * the status: returns c->st after folding in the other ranks' failures. */
 wr_status wrm_allreduce(struct wrm_call *c, wrm_item *it);
+/* hi = lo combined with hi (failures, kinds, values; see mpi_support.c). */
+void wrm_item_combine(const wrm_item *lo, wrm_item *hi);
+/* Fold the agreed lowest failure (an item's fail) into c's status. */
+wr_status wrm_settle(struct wrm_call *c, int64_t fail);
+/* wrm_allreduce of it together with an exact sum, merged across comm
+ * (mpi_exact.c): every rank gets the merge of all ranks' sums. */
+wr_status wrm_allreduce_exact(struct wrm_call *c, wrm_item *it, wr_exact_sum *sum);
+
 /* MPI_Exscan of it: *base becomes the combination of the lower ranks' items
  * (has == 0 on rank 0 and when every lower rank had nothing). */
 wr_status wrm_exscan(struct wrm_call *c, const wrm_item *it, wrm_item *base);

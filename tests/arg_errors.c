@@ -8,7 +8,12 @@
  * Covered: NULL ctx, NULL in/out/index/offsets where data moves, type and op
  * out of range, rows*cols and count*size overflow, nsegments + 1 overflow,
  * decreasing offsets, overlapping buffers (including a partial overlap of a
- * scan's in and out, while out == in is allowed), argmin/argmax of nothing.
+ * scan's in and out, while out == in is allowed), argmin/argmax of nothing;
+ * counts whose buffer would end past the address space (2^60 elements on a
+ * small buffer: the reason names the count, also when an output lies above
+ * the input, where the range would otherwise look like an overlap); every
+ * buffer argument of every function misaligned for its elements (by one
+ * byte, and 8-byte elements by four).
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -18,9 +23,11 @@
 #define N 64
 static _Alignas(16) int32_t in[N];
 static int32_t saved[N];
-static unsigned char out[N * 8];
+static _Alignas(16) unsigned char out[N * 8];
 static size_t idx;
-static union { unsigned char b[8]; uint64_t align; } val_u;   /* aligned for any type */
+static _Alignas(16) unsigned char idxbuf[32];     /* for a misaligned index */
+static _Alignas(16) unsigned char offbuf[64];     /* for misaligned offsets (an input) */
+static union { unsigned char b[16]; uint64_t align; } val_u;   /* aligned for any type; room to misalign */
 #define val (val_u.b)
 
 static void reset(void)
@@ -31,12 +38,13 @@ static void reset(void)
     tu_poison(out, sizeof out);
     tu_poison(&idx, sizeof idx);
     tu_poison(val, sizeof val);
+    tu_poison(idxbuf, sizeof idxbuf);
 }
 
 static int untouched(void)
 {
     return memcmp(in, saved, sizeof in) == 0 && tu_poisoned(out, sizeof out) && tu_poisoned(&idx, sizeof idx) &&
-           tu_poisoned(val, sizeof val);
+           tu_poisoned(val, sizeof val) && tu_poisoned(idxbuf, sizeof idxbuf);
 }
 
 /* ectx: the context whose error text the call sets (NULL for a NULL ctx).
@@ -198,10 +206,112 @@ static void argext_errors(wr_context *c, int is_max)
 #undef ARG
 }
 
+/* Counts past the address space: 2^60 elements of a few bytes end beyond
+ * any user address (the pointer arithmetic would wrap or leave the address
+ * space), so the call must be refused before anything is read. */
+#define HUGE ((size_t)1 << 60)
+static void huge_counts(wr_context *c)
+{
+    size_t good[3] = { 0, 2, 5 }, far[2] = { 0, HUGE };
+    CASE(c, INV, "count", NULL, wr_reduce(c, in, out, HUGE, WR_INT32, WR_SUM), "wr_reduce count 2^60");
+    CASE(c, INV, "count", NULL, wr_reduce(c, in, out, HUGE, WR_DOUBLE, WR_PROD), "wr_reduce count 2^60 (double)");
+    CASE(c, INV, "count", NULL, wr_scan(c, in, out, HUGE, WR_INT32, WR_SUM), "wr_scan count 2^60");
+    CASE(c, INV, "count", NULL, wr_exscan(c, in, out, HUGE, WR_INT64, WR_MAX), "wr_exscan count 2^60");
+    CASE(c, INV, "count", NULL, wr_scan(c, in, in, HUGE, WR_INT32, WR_SUM), "wr_scan count 2^60 in place");
+    CASE(c, INV, "rows", "cols", wr_reduce_rows(c, in, out, (size_t)1 << 40, (size_t)1 << 20, WR_INT32, WR_SUM),
+         "wr_reduce_rows 2^40 x 2^20");
+    CASE(c, INV, "rows", NULL, wr_reduce_rows(c, NULL, out, HUGE, 0, WR_FLOAT, WR_MIN),
+         "wr_reduce_rows 2^60 rows of 0 columns (out is past the end)");
+    CASE(c, INV, "nsegments", NULL, wr_reduce_segments(c, in, out, HUGE, good, WR_INT32, WR_SUM),
+         "wr_reduce_segments nsegments 2^60");
+    CASE(c, INV, "offsets", NULL, wr_reduce_segments(c, in, out, 1, far, WR_INT32, WR_SUM),
+         "wr_reduce_segments offsets {0, 2^60}");
+    CASE(c, INV, "count", NULL, wr_argmin(c, in, HUGE, WR_INT32, &idx, val), "wr_argmin count 2^60");
+    CASE(c, INV, "count", NULL, wr_argmax(c, in, HUGE, WR_UINT64, &idx, NULL), "wr_argmax count 2^60");
+}
+
+/* Check a refusal that must name want and must not call it an overlap. */
+static void not_overlap(const wr_context *c, wr_status st, const char *want, const char *what)
+{
+    const char *e = wr_context_error(c);
+    int same = untouched();
+    if (!ok(st == INV && tu_mentions(e, want) && !tu_contains(e, "overlap") && same,
+            "%s: WR_ERR_INVALID_ARG naming %s, not an overlap, outputs untouched", what, want))
+        diag("    got %s, error \"%s\"%s", wr_status_string(st), e, same ? "" : ", an output or the input changed");
+}
+
+/* An output above the input with a huge count: [in, in + count) would cover
+ * it, but the count is the error. */
+static void huge_not_overlap(wr_context *c)
+{
+    size_t far[3] = { 0, 2, HUGE };
+    int32_t *above = in + 16;
+    reset();
+    not_overlap(c, wr_reduce(c, in, above, HUGE, WR_INT32, WR_SUM), "count", "wr_reduce out above in, count 2^60");
+    reset();
+    not_overlap(c, wr_scan(c, in, above, HUGE, WR_INT32, WR_SUM), "count", "wr_scan out above in, count 2^60");
+    reset();
+    not_overlap(c, wr_exscan(c, in, above, HUGE, WR_INT32, WR_SUM), "count", "wr_exscan out above in, count 2^60");
+    reset();
+    not_overlap(c, wr_reduce_rows(c, in, above, 2, HUGE / 2, WR_INT32, WR_SUM), "cols",
+                "wr_reduce_rows out above in, 2 x 2^59");
+    reset();
+    not_overlap(c, wr_reduce_segments(c, in, above, 2, far, WR_INT32, WR_SUM), "offsets",
+                "wr_reduce_segments out above in, offsets {0, 2, 2^60}");
+    reset();
+    not_overlap(c, wr_argmin(c, in, HUGE, WR_INT32, (size_t *)(void *)(in + 16), NULL), "count",
+                "wr_argmin index above in, count 2^60");
+    reset();
+    not_overlap(c, wr_argmax(c, in, HUGE, WR_INT32, &idx, in + 16), "count", "wr_argmax value above in, count 2^60");
+}
+
+/* Every buffer argument of every function, misaligned for its elements: by
+ * one byte, and 8-byte elements (and size_t offsets and index) by four. */
+static void misaligned(wr_context *c)
+{
+    static const wr_type ts[2] = { WR_INT32, WR_DOUBLE };
+    char *bi = (char *)in, *bo = (char *)out;
+    size_t good[3] = { 0, 2, 5 };
+    char what[160];
+    int k, m;
+#define W(fmt, ...) (snprintf(what, sizeof what, fmt, __VA_ARGS__), what)
+    for (k = 0; k < 2; k++) {
+        wr_type t = ts[k];
+        for (m = 1; m <= 4; m += 3) {
+            if (m == 4 && wr_type_size(t) == 4) continue;
+            CASE(c, INV, "in", "aligned", wr_reduce(c, bi + m, bo, 5, t, WR_MAX), W("wr_reduce %s in + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "out", "aligned", wr_reduce(c, bi, bo + 64 + m, 5, t, WR_MAX), W("wr_reduce %s out + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "in", "aligned", wr_scan(c, bi + m, bo, 5, t, WR_MAX), W("wr_scan %s in + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "out", "aligned", wr_scan(c, bi, bo + m, 5, t, WR_MAX), W("wr_scan %s out + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "in", "aligned", wr_exscan(c, bi + m, bo, 5, t, WR_MIN), W("wr_exscan %s in + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "out", "aligned", wr_exscan(c, bi, bo + m, 5, t, WR_MIN), W("wr_exscan %s out + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "in", "aligned", wr_reduce_rows(c, bi + m, bo, 2, 3, t, WR_MAX), W("wr_reduce_rows %s in + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "out", "aligned", wr_reduce_rows(c, bi, bo + m, 2, 3, t, WR_MAX), W("wr_reduce_rows %s out + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "in", "aligned", wr_reduce_segments(c, bi + m, bo, 2, good, t, WR_MAX), W("wr_reduce_segments %s in + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "out", "aligned", wr_reduce_segments(c, bi, bo + m, 2, good, t, WR_MAX), W("wr_reduce_segments %s out + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "in", "aligned", wr_argmin(c, bi + m, 5, t, &idx, val), W("wr_argmin %s in + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "value", "aligned", wr_argmin(c, bi, 5, t, &idx, val + m), W("wr_argmin %s value + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "in", "aligned", wr_argmax(c, bi + m, 5, t, &idx, val), W("wr_argmax %s in + %d bytes", tu_type_name(t), m));
+            CASE(c, INV, "value", "aligned", wr_argmax(c, bi, 5, t, &idx, val + m), W("wr_argmax %s value + %d bytes", tu_type_name(t), m));
+        }
+    }
+    for (m = 1; m <= 4; m += 3) {
+        /* offsets and index are size_t */
+        size_t *mo = (size_t *)(void *)(offbuf + m), *mi = (size_t *)(void *)(idxbuf + m);
+        memcpy(mo, good, sizeof good);
+        CASE(c, INV, "offsets", "aligned", wr_reduce_segments(c, in, bo, 2, mo, WR_INT32, WR_SUM),
+             W("wr_reduce_segments offsets + %d bytes", m));
+        CASE(c, INV, "index", "aligned", wr_argmin(c, in, 5, WR_INT32, mi, val), W("wr_argmin index + %d bytes", m));
+        CASE(c, INV, "index", "aligned", wr_argmax(c, in, 5, WR_INT32, mi, val), W("wr_argmax index + %d bytes", m));
+    }
+#undef W
+}
+#define N_MISALIGNED (2 * 14 + 14 + 2 * 3)
+
 int main(void)
 {
     wr_context *ctx;
-    plan(7 + 12 + 2 * 11 + 9 + 12 + 2 * 10);
+    plan(7 + 12 + 2 * 11 + 9 + 12 + 2 * 10 + 11 + 7 + N_MISALIGNED);
     ctx = tu_context(WR_BACKEND_AUTO);
     null_ctx();
     reduce_errors(ctx);
@@ -211,6 +321,9 @@ int main(void)
     segments_errors(ctx);
     argext_errors(ctx, 0);
     argext_errors(ctx, 1);
+    huge_counts(ctx);
+    huge_not_overlap(ctx);
+    misaligned(ctx);
     wr_context_destroy(ctx);
     return 0;
 }

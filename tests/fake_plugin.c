@@ -12,6 +12,20 @@
  *   FAKE_ABI    the same table with a wrong ABI number.
  *   FAKE_NODEV  open() fails: WR_ERR_NO_BACKEND, "no CUDA device".
  *   FAKE_NOSYM  the table exported under another name.
+ *   FAKE_NULLFN the good table with a NULL function pointer (reduce_rows).
+ *   FAKE_HOSTILE the good table, plus a constructor that runs at dlopen()
+ *               and creates the file named by WR_HOSTILE_MARKER (read with
+ *               plain getenv, as an attacker's code would): tests/setuid.c
+ *               checks that a privileged process never maps it.
+ *   FAKE_NEEDSCORE the good table, but open() calls wr_type_size(), a symbol
+ *               of libwarpred: it loads only where libwarpred's symbols are
+ *               global, and tests/dlopen_local.c checks that the failure
+ *               under dlopen(RTLD_LOCAL) is reported, never silent.
+ *
+ * Every variant whose open() can succeed parses WR_FAKE_COUNT (a whole
+ * number from 1 to 1000000) with the host's env_count, as the CUDA plugin
+ * parses its own variables once it has found a device, so that
+ * tests/env_values.c can check a plugin's bad value without a GPU.
  *
  * "Device memory" of FAKE_GOOD: the address ranges in the environment
  * variables WR_FAKE_DEVICE, WR_FAKE_MANAGED and WR_FAKE_PINNED (pinned host
@@ -21,12 +35,31 @@
  * routing of device pointers without a GPU.
  */
 #include <config.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "wr_backend.h"
 #include "fake_plugin.h"
+#include <unistd.h>
+
+#ifdef FAKE_HOSTILE
+/* What a hostile plugin does first: anything, with the process's privileges. */
+__attribute__((constructor)) static void fake_hostile_constructor(void)
+{
+    const char *marker = getenv("WR_HOSTILE_MARKER");
+    int fd;
+    if (marker == NULL || marker[0] == '\0') return;
+    fd = open(marker, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+    if (fd >= 0) {
+        char line[64];
+        int n = snprintf(line, sizeof line, "uid %ld euid %ld\n", (long)getuid(), (long)geteuid());
+        if (n > 0) (void)!write(fd, line, (size_t)n);
+        close(fd);
+    }
+}
+#endif
 
 struct range { uintptr_t lo, hi; };
 struct fake { struct range dev, managed, pinned; };
@@ -56,7 +89,16 @@ static wr_status fake_open(void **state, const struct wr_host_api *host, char *e
     snprintf(err, WR_ERRLEN, "no CUDA device (fake plugin)");
     return WR_ERR_NO_BACKEND;
 #else
-    struct fake *f = (struct fake *)malloc(sizeof *f);
+    struct fake *f;
+    size_t count = 0;
+#ifdef FAKE_NEEDSCORE
+    if (wr_type_size(WR_INT32) != 4) {            /* a libwarpred symbol */
+        snprintf(err, WR_ERRLEN, "fake plugin: wr_type_size is not libwarpred's");
+        return WR_ERR_NO_BACKEND;
+    }
+#endif
+    if (host->env_count("WR_FAKE_COUNT", 1, 1000000, &count, err) < 0) return WR_ERR_INVALID_ARG;
+    f = (struct fake *)malloc(sizeof *f);
     if (f == NULL) {
         snprintf(err, WR_ERRLEN, "fake plugin: out of memory");
         return WR_ERR_NO_MEMORY;
@@ -179,6 +221,10 @@ static wr_status fake_scan(void *state, const struct wr_call *call, const void *
     return WR_SUCCESS;
 }
 
+#ifdef FAKE_NULLFN
+#  define FAKE_ROWS NULL               /* what the loader must refuse */
+#else
+#  define FAKE_ROWS fake_rows
 static wr_status fake_rows(void *state, const struct wr_call *call, const void *in, void *out, size_t rows, size_t cols, wr_type type,
                            wr_op op, char *err)
 {
@@ -186,6 +232,7 @@ static wr_status fake_rows(void *state, const struct wr_call *call, const void *
     snprintf(err, WR_ERRLEN, "fake plugin: no reduce_rows");
     return WR_ERR_UNSUPPORTED;
 }
+#endif
 
 static wr_status fake_segments(void *state, const struct wr_call *call, const void *in, void *out, size_t nsegments, const size_t *offsets,
                                wr_type type, wr_op op, char *err)
@@ -218,6 +265,14 @@ static wr_status fake_argext(void *state, const struct wr_call *call, const void
     return WR_SUCCESS;
 }
 
+static wr_status fake_reduce_exact(void *state, const struct wr_call *call, const void *in, size_t count,
+                                   wr_type type, void *acc, char *err)
+{
+    (void)state; (void)call; (void)in; (void)count; (void)type; (void)acc;
+    snprintf(err, WR_ERRLEN, "fake plugin: no exact sums");
+    return WR_ERR_UNSUPPORTED;
+}
+
 #ifdef FAKE_NOSYM
 #  define FAKE_TABLE warpred_backend_ops_renamed
 #else
@@ -243,7 +298,8 @@ const struct wr_backend_ops FAKE_TABLE = {
     .synchronize = fake_synchronize,
     .reduce = fake_reduce,
     .scan = fake_scan,
-    .reduce_rows = fake_rows,
+    .reduce_rows = FAKE_ROWS,
     .reduce_segments = fake_segments,
     .argext = fake_argext,
+    .reduce_exact = fake_reduce_exact,
 };

@@ -12,7 +12,7 @@ program fortran_api
   implicit none
   integer, parameter :: n = 3001              ! odd, several blocks' worth
   integer, parameter :: rows = 37, cols = 101
-  integer, parameter :: planned = 47
+  integer, parameter :: planned = 50
   integer(c_int64_t), parameter :: mask32 = int(z'FFFFFFFF', c_int64_t)
   type(c_ptr) :: ctx
   integer, target :: checks = 0
@@ -26,6 +26,8 @@ program fortran_api
   integer(c_int64_t) :: run
   integer(c_size_t) :: offsets(6)
   character(len=:), allocatable :: text
+  type(wr_exact_sum) :: es, es2
+  real(c_double) :: big(3)
 
   print '(a, i0)', '1..', planned
   nn = int(n, c_size_t)
@@ -225,6 +227,28 @@ program fortran_api
             'wr_context_set_float_mode(FAST), read back')
   else
     call skip(2, 'WARPRED_FLOAT_MODE is set (it overrides the context''s mode)')
+  end if
+  ! the exact sum of 1e308, 1, -1e308 is 1: an ordinary double sum loses the 1
+  big = [1.0e308_c_double, 1.0_c_double, -1.0e308_c_double]
+  st = wr_exact_sum_init(es)
+  if (st == WR_SUCCESS) st = wr_reduce_exact(ctx, big, 3_c_size_t, WR_DOUBLE, es)
+  if (st == WR_SUCCESS) st = wr_exact_sum_round(es, WR_DOUBLE, d)
+  call ok(st == WR_SUCCESS .and. d == 1.0_c_double, 'wr_reduce_exact + wr_exact_sum_round: 1e308 + 1 - 1e308 = 1')
+  st = wr_exact_sum_init(es2)
+  if (st == WR_SUCCESS) st = wr_reduce_exact(ctx, big(1:2), 2_c_size_t, WR_DOUBLE, es2)
+  if (st == WR_SUCCESS) st = wr_exact_sum_init(es)
+  if (st == WR_SUCCESS) st = wr_reduce_exact(ctx, big(3:3), 1_c_size_t, WR_DOUBLE, es)
+  if (st == WR_SUCCESS) st = wr_exact_sum_merge(es, es2)
+  if (st == WR_SUCCESS) st = wr_exact_sum_round(es, WR_FLOAT, fs)
+  call ok(st == WR_SUCCESS .and. fs == 1.0_c_float, 'wr_exact_sum_merge of two pieces, rounded to real(4): 1')
+  call get_environment_variable('WARPRED_FLOAT_MODE', length=i)
+  if (i == 0) then
+    st = wr_context_set_float_mode(ctx, WR_FLOAT_REPRODUCIBLE)
+    if (st == WR_SUCCESS) st = wr_reduce(ctx, big, d, 3_c_size_t, WR_DOUBLE, WR_SUM)
+    call ok(st == WR_SUCCESS .and. d == 1.0_c_double, 'reproducible mode: wr_reduce of 1e308, 1, -1e308 is 1')
+    st = wr_context_set_float_mode(ctx, WR_FLOAT_FAST)
+  else
+    call skip(1, 'WARPRED_FLOAT_MODE is set (it overrides the context''s mode)')
   end if
   st = wr_context_set_float_mode(ctx, 7_c_int)
   call ok(st == WR_ERR_INVALID_ARG .and. wr_context_error(ctx) /= '', &

@@ -1,12 +1,21 @@
 /*
  * plugin_loader.c -- the CUDA plugin loader and backend choice, on any
- * machine (no GPU needed), with the fake plugins of tests/fake_plugin.c,
- * each in its own folder of the build tree as warpred_cuda.so; the test
- * points WARPRED_PLUGIN_DIR at one of them before creating contexts.
+ * machine (no GPU needed), with the fake plugins of tests/fake_plugin.c and
+ * with crafted files.  Each plugin is copied into a private directory of the
+ * build tree (tests/testfs.h), which the test points WARPRED_PLUGIN_DIR at
+ * before creating contexts.
  *
- *  - no plugin, wrong ABI, no device, table missing: a CUDA context fails
- *    with WR_ERR_NO_BACKEND and a reason that says which ("not found",
- *    "ABI", "no CUDA device", the symbol's name); AUTO quietly uses the cpu;
+ *  - every plugin that cannot be used (not installed, wrong ABI, open()
+ *    fails, table not exported, a NULL function pointer in the table, a file
+ *    that is not ELF or is empty, a directory or a FIFO under the plugin's
+ *    name, a symbolic-link loop, an unreadable file, a relative directory, a
+ *    directory or file writable by group or others or owned by another user,
+ *    a directory that is a file): a CUDA context fails with
+ *    WR_ERR_NO_BACKEND and a reason that says which; AUTO runs on the cpu
+ *    and its description says why the plugin did not load (unless it is
+ *    simply not installed); a CPU context works.  Each case runs in a child
+ *    process with a time limit, so a loader that hangs (a FIFO blocks open())
+ *    or crashes (a NULL function pointer) fails the case and not the test;
  *  - the good fake: a CUDA context calls it and its (tagged) results come
  *    back through the public API, last_backend says CUDA, describe shows it;
  *    a failure inside it comes back with its status and reason, the output
@@ -18,12 +27,20 @@
  *    the plugin's check_offsets, whose summary names the decrease;
  *  - WARPRED_BACKEND=cpu / cuda override the request with the plugin present.
  */
+#include <errno.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "testutil.h"
 #include "fake_plugin.h"
+#include "testfs.h"
 
 #ifndef WR_TEST_BUILDDIR
 #  error "WR_TEST_BUILDDIR must name the top build directory"
@@ -31,9 +48,7 @@
 
 static void use_plugin(const char *variant)
 {
-    char dir[4096];
-    snprintf(dir, sizeof dir, "%s/tests/%s/.libs", WR_TEST_BUILDDIR, variant);
-    setenv("WARPRED_PLUGIN_DIR", dir, 1);
+    setenv("WARPRED_PLUGIN_DIR", tf_stage_plugin(WR_TEST_BUILDDIR, variant), 1);
 }
 
 static void set_range(const char *name, const void *p, size_t bytes)
@@ -46,37 +61,192 @@ static void set_range(const char *name, const void *p, size_t bytes)
 static const int32_t host_in[8] = { 1, 2, 3, 4, 5, 6, 7, 8 };   /* sum 36 */
 static _Alignas(16) int32_t dev[16], managed[16];                           /* "device" and "managed" memory */
 
-/* A plugin that cannot be used: CUDA refused with the reason, AUTO falls back. */
-static void refused(const char *variant, const char *reason, const char *what)
+/* ---- cases in a child process -------------------------------------------- */
+
+/* Seconds a case may take; a loader that blocks is killed by SIGALRM. */
+#define CASE_TIMEOUT 30
+
+static int child_fd = -1;       /* in a case's child: where its checks go */
+
+/* A check made in a case's child: sent to the parent, which reports it. */
+static int cok(int success, const char *fmt, ...) TAP_PRINTF(2, 3);
+static int cok(int success, const char *fmt, ...)
 {
+    char line[1024];
+    int n = snprintf(line, sizeof line, "%d ", success ? 1 : 0);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line + n, sizeof line - (size_t)n - 1, fmt, ap);
+    va_end(ap);
+    for (char *p = line; *p; p++)
+        if (*p == '\n') *p = ' ';
+    strcat(line, "\n");
+    if (write(child_fd, line, strlen(line)) < 0) _exit(3);
+    return success;
+}
+
+/* Run body(arg) in a child with a time limit; it makes exactly nchecks
+ * cok() checks, which come out here as TAP lines.  Checks it did not make
+ * (it crashed or hung) are failures that say how it ended. */
+static void isolated(int nchecks, const char *what, void (*body)(const void *), const void *arg)
+{
+    int fd[2], status, got = 0;
+    char line[1024];
+    FILE *f;
+    pid_t pid;
+
+    fflush(stdout);
+    if (pipe(fd) != 0) bail("pipe: %s", strerror(errno));
+    pid = fork();
+    if (pid < 0) bail("fork: %s", strerror(errno));
+    if (pid == 0) {
+        close(fd[0]);
+        child_fd = fd[1];
+        alarm(CASE_TIMEOUT);
+        body(arg);
+        _exit(0);                 /* no atexit: the plan and the files are the parent's */
+    }
+    close(fd[1]);
+    f = fdopen(fd[0], "r");
+    if (f == NULL) bail("fdopen: %s", strerror(errno));
+    while (fgets(line, sizeof line, f) != NULL) {
+        line[strcspn(line, "\n")] = '\0';
+        if (got++ < nchecks) ok(line[0] == '1', "%s", line + 2);
+    }
+    fclose(f);
+    if (waitpid(pid, &status, 0) != pid) bail("waitpid: %s", strerror(errno));
+    if (got != nchecks || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        char how[128];
+        if (WIFSIGNALED(status))
+            snprintf(how, sizeof how, "killed by signal %d (%s)%s", WTERMSIG(status), strsignal(WTERMSIG(status)),
+                     WTERMSIG(status) == SIGALRM ? ": it hung" : "");
+        else
+            snprintf(how, sizeof how, "exit status %d", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+        diag("%s: the case's process made %d of %d checks, %s", what, got, nchecks, how);
+        for (; got < nchecks; got++) ok(0, "%s: check %d not made: %s", what, got + 1, how);
+    }
+}
+
+/* ---- plugins that cannot be used ------------------------------------------- */
+
+struct refusal {
+    const char *what;      /* the case */
+    const char *dir;       /* WARPRED_PLUGIN_DIR */
+    const char *reason;    /* what the reason must contain */
+    int not_installed;     /* the plugin is simply missing: AUTO need not say anything */
+};
+
+/* CUDA refused with the reason; AUTO falls back to the cpu and says why; CPU works. */
+static void refused_body(const void *arg)
+{
+    const struct refusal *r = (const struct refusal *)arg;
     wr_context *ctx = (wr_context *)&ctx;
     wr_status st;
     int32_t out = 0;
-    use_plugin(variant);
+    const char *d;
+
+    setenv("WARPRED_PLUGIN_DIR", r->dir, 1);
     st = wr_context_create(&ctx, WR_BACKEND_CUDA);
-    ok(st == WR_ERR_NO_BACKEND && ctx == NULL && tu_contains(wr_context_error(NULL), reason),
-       "%s: CUDA context refused, WR_ERR_NO_BACKEND, reason mentions \"%s\": \"%s\"", what, reason,
-       wr_context_error(NULL));
+    /* "not found" only for what is not there */
+    cok(st == WR_ERR_NO_BACKEND && ctx == NULL && tu_contains(wr_context_error(NULL), r->reason) &&
+            (r->not_installed || !tu_contains(wr_context_error(NULL), "not found")),
+        "%s: CUDA context refused, WR_ERR_NO_BACKEND (%s), reason mentions \"%s\": \"%s\"", r->what,
+        wr_status_string(st), r->reason, wr_context_error(NULL));
     st = wr_context_create(&ctx, WR_BACKEND_AUTO);
     if (st != WR_SUCCESS) {
-        ok(0, "%s: AUTO falls back to the cpu: %s: %s", what, wr_status_string(st), wr_context_error(NULL));
-        return;
+        cok(0, "%s: AUTO falls back to the cpu: %s: %s", r->what, wr_status_string(st), wr_context_error(NULL));
+    } else {
+        st = wr_reduce(ctx, host_in, &out, 8, WR_INT32, WR_SUM);
+        d = wr_context_describe(ctx);
+        cok(wr_context_error(NULL)[0] == '\0' && !wr_context_has_backend(ctx, WR_BACKEND_CUDA) &&
+            !tu_contains(d, "; cuda:") &&
+            /* a plugin that is not installed is not news; one that is and did not load is */
+            (r->not_installed ? !tu_contains(d, "not loaded")
+                              : tu_contains(d, "not loaded") && tu_contains(d, r->reason)) &&
+            st == WR_SUCCESS && out == 36 && wr_context_last_backend(ctx) == WR_BACKEND_CPU,
+            "%s: AUTO falls back to the cpu and says why (sum %d, describe \"%s\")", r->what, (int)out, d);
+        wr_context_destroy(ctx);
     }
-    st = wr_reduce(ctx, host_in, &out, 8, WR_INT32, WR_SUM);
-    ok(wr_context_error(NULL)[0] == '\0' && !wr_context_has_backend(ctx, WR_BACKEND_CUDA) &&
-       !tu_contains(wr_context_describe(ctx), "; cuda:") &&
-       /* a plugin that is not installed is not news; one that is and did not load is */
-       (strcmp(reason, "not found") == 0 ? !tu_contains(wr_context_describe(ctx), "not loaded")
-                                         : tu_contains(wr_context_describe(ctx), "not loaded") &&
-                                           tu_contains(wr_context_describe(ctx), reason)) &&
-       st == WR_SUCCESS && out == 36 &&
-       wr_context_last_backend(ctx) == WR_BACKEND_CPU,
-       "%s: AUTO falls back to the cpu and says why (sum %d, describe \"%s\")", what, (int)out,
-       wr_context_describe(ctx));
-    wr_context_destroy(ctx);
+    out = 0;
+    ctx = NULL;
     st = wr_context_create(&ctx, WR_BACKEND_CPU);
-    ok(st == WR_SUCCESS, "%s: CPU context unaffected", what);
+    if (st == WR_SUCCESS) st = wr_reduce(ctx, host_in, &out, 8, WR_INT32, WR_SUM);
+    cok(st == WR_SUCCESS && out == 36, "%s: CPU context unaffected (%s, sum %d)", r->what, wr_status_string(st),
+        (int)out);
     wr_context_destroy(ctx);
+}
+
+static void refused(const char *what, const char *dir, const char *reason, int not_installed)
+{
+    struct refusal r = { what, dir, reason, not_installed };
+    isolated(3, what, refused_body, &r);
+}
+
+#define N_REFUSED 18
+
+/* Each way a plugin directory can hold something unusable. */
+static void refusals(void)
+{
+    char *top = tf_tmpdir(WR_TEST_BUILDDIR "/tests", "plugin_loader"), *d, *f;
+    struct passwd *pw = getpwnam("nobody");
+    int root = geteuid() == 0;
+
+    refused("no plugin file", tf_mkdir(top, "empty", 0700), "not found", 1);
+    refused("wrong ABI number", tf_stage_plugin(WR_TEST_BUILDDIR, "fake_abi"), "ABI", 0);
+    refused("the plugin's open() fails", tf_stage_plugin(WR_TEST_BUILDDIR, "fake_nodev"), "no CUDA device", 0);
+    refused("table not exported", tf_stage_plugin(WR_TEST_BUILDDIR, "fake_nosym"), "warpred_backend_ops", 0);
+    refused("a NULL function pointer in the table", tf_stage_plugin(WR_TEST_BUILDDIR, "fake_nullfn"),
+            "reduce_rows", 0);
+
+    d = tf_mkdir(top, "notelf", 0755);
+    tf_write(tf_path(d, "warpred_cuda.so"),
+             "#!/bin/sh\n# a script where a shared object should be: longer than an ELF header, so that\n"
+             "# the loader reads it and finds no ELF magic number\necho hello\n", 0644);
+    refused("a file that is not ELF", d, "cannot be loaded", 0);
+    d = tf_mkdir(top, "emptyfile", 0755);
+    tf_write(tf_path(d, "warpred_cuda.so"), "", 0644);
+    refused("an empty file", d, "cannot be loaded", 0);
+    d = tf_mkdir(top, "dir", 0755);
+    tf_mkdir(d, "warpred_cuda.so", 0755);
+    refused("a directory named warpred_cuda.so", d, "not a regular file", 0);
+    d = tf_mkdir(top, "fifo", 0755);
+    if (mkfifo(tf_path(d, "warpred_cuda.so"), 0644) != 0) bail("mkfifo: %s", strerror(errno));
+    refused("a FIFO named warpred_cuda.so (must not block)", d, "not a regular file", 0);
+    d = tf_mkdir(top, "loop", 0755);
+    if (symlink("warpred_cuda.so", tf_path(d, "warpred_cuda.so")) != 0) bail("symlink: %s", strerror(errno));
+    refused("a symbolic link to itself (open fails: ELOOP)", d, strerror(ELOOP), 0);
+    if (!root) {
+        d = tf_stage_plugin(WR_TEST_BUILDDIR, "fake_good");
+        chmod(f = tf_path(d, "warpred_cuda.so"), 0);
+        refused("an unreadable plugin (open fails: EACCES)", d, "cannot be loaded", 0);
+        chmod(f, 0644);
+    } else {
+        skip_block(3, "an unreadable plugin: root reads a file of mode 0000");
+    }
+
+    refused("a relative WARPRED_PLUGIN_DIR", "tests/fake_good/.libs", "not an absolute path", 0);
+    d = tf_stage_plugin(WR_TEST_BUILDDIR, "fake_good");
+    chmod(d, 0770);
+    refused("a group-writable plugin directory", d, "writable by group or others", 0);
+    d = tf_stage_plugin(WR_TEST_BUILDDIR, "fake_good");
+    chmod(d, 01777);
+    refused("a world-writable plugin directory (even sticky)", d, "writable by group or others", 0);
+    d = tf_stage_plugin(WR_TEST_BUILDDIR, "fake_good");
+    chmod(tf_path(d, "warpred_cuda.so"), 0664);
+    refused("a group-writable plugin file", d, "writable by group or others", 0);
+    if (root && pw != NULL && pw->pw_uid != 0) {
+        d = tf_stage_plugin(WR_TEST_BUILDDIR, "fake_good");
+        if (chown(d, pw->pw_uid, pw->pw_gid) != 0) bail("chown %s: %s", d, strerror(errno));
+        refused("a plugin directory owned by another user", d, "owned by another user", 0);
+        d = tf_stage_plugin(WR_TEST_BUILDDIR, "fake_good");
+        if (chown(tf_path(d, "warpred_cuda.so"), pw->pw_uid, pw->pw_gid) != 0) bail("chown: %s", strerror(errno));
+        refused("a plugin file owned by another user", d, "owned by another user", 0);
+    } else {
+        skip_block(6, "files owned by another user: %s", root ? "no user nobody" : "only root can give files away");
+    }
+    refused("a WARPRED_PLUGIN_DIR that is a file", tf_path(tf_stage_plugin(WR_TEST_BUILDDIR, "fake_good"),
+                                                           "warpred_cuda.so"),
+            "not a directory", 0);
 }
 
 static void good_cuda(void)
@@ -229,14 +399,12 @@ static void env_override(void)
 int main(void)
 {
     unsetenv("WARPRED_BACKEND");
-    plan(4 * 3 + 9 + 9 + 2);
+    unsetenv("WR_FAKE_COUNT");
+    plan(3 * N_REFUSED + 9 + 9 + 2);
     set_range("WR_FAKE_DEVICE", dev, sizeof dev);
     set_range("WR_FAKE_MANAGED", managed, sizeof managed);
 
-    refused("fake_missing", "not found", "no plugin file");
-    refused("fake_abi", "ABI", "wrong ABI number");
-    refused("fake_nodev", "no CUDA device", "no device");
-    refused("fake_nosym", "warpred_backend_ops", "table not exported");
+    refusals();           /* first: the cases fork, before any OpenMP team exists */
 
     use_plugin("fake_good");
     good_cuda();

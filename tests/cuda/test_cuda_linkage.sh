@@ -23,7 +23,10 @@ echo "$libneed" | grep -qi 'cuda'; [ $? -ne 0 ]; check $? "libwarpred.so needs n
 plugneed=$(needed "$plugin")
 echo "# $plugin NEEDED: $plugneed"
 [ -f "$plugin" ] && ! echo "$plugneed" | grep -qi 'cudart'; check $? "the plugin does not need libcudart (linked statically)"
-syms=$(readelf --dyn-syms -W "$plugin" 2>/dev/null | awk '$5 == "GLOBAL" && $7 != "UND" { print $8 }' | tr '\n' ' ')
+# every defined dynamic symbol that is not local: GLOBAL, and also WEAK and
+# UNIQUE (template instances of the C++ runtime come out weak)
+syms=$(readelf --dyn-syms -W "$plugin" 2>/dev/null |
+    awk '$1 ~ /^[0-9]+:$/ && $5 != "LOCAL" && $7 != "UND" { print $8 }' | tr '\n' ' ')
 echo "# $plugin exports $(echo $syms | wc -w) names: $(echo $syms | cut -c1-300)"
 [ "$(echo $syms)" = "warpred_backend_ops" ]; check $? "the plugin exports only warpred_backend_ops"
 undef=$(nm -D -u "$plugin" 2>/dev/null | awk '{ print $2 }' | grep '^wr_' | tr '\n' ' ')

@@ -1,0 +1,21 @@
+/*
+ * cpu_exact.h -- the cpu backend's reproducible float/double SUM
+ * (cpu_exact.c; not installed).
+ */
+#ifndef WR_CPU_EXACT_H
+#define WR_CPU_EXACT_H
+
+#include <stddef.h>
+#include "wr_backend.h"
+#include "wr_exact.h"
+
+/* *out = the exact sum of in[0..count) (WR_FLOAT or WR_DOUBLE), with a team
+ * of threads when par and count is large enough. */
+void wrcpu_exact_sum(const void *in, size_t count, wr_type t, int par, wrx_acc *out);
+/* The correctly rounded sums of wr_reduce, wr_reduce_rows and
+ * wr_reduce_segments (arguments as the backend ops get them). */
+wr_status wrcpu_exact_reduce(const void *in, void *out, size_t count, wr_type t);
+wr_status wrcpu_exact_rows(const void *in, void *out, size_t rows, size_t cols, wr_type t);
+wr_status wrcpu_exact_segments(const void *in, void *out, size_t nseg, const size_t *off, wr_type t);
+
+#endif /* WR_CPU_EXACT_H */

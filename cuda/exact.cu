@@ -1,0 +1,587 @@
+/*
+ * exact.cu -- reproducible float/double SUM on the device: reduce, rows and
+ * segments as the exact sum rounded once, with lib/wr_exact.h's accumulator
+ * and rounding, so that the bits are the cpu backend's (see wr_exact.h).
+ *
+ * Front end (ExBLAS's approach: Collange, Defour, Graillat, Iakymchuk,
+ * Parallel Computing 49, 2015): each thread keeps kUnroll expansions, a
+ * double running sum h for float data (float to double is exact) and a pair
+ * (h, l) for double data (h by TwoSum, its error into l).  A 16-byte vector
+ * of elements is added with every addition verified exact (wrx_add_exact:
+ * one add and two subtract-compares per element beyond TwoSum); when one is
+ * not, the vector is added again element by element and the elements that
+ * still fail go to an exact accumulator in shared memory (integer atomics,
+ * a rare path: for uniform floats about one element in 10^6).  The
+ * expansions then combine by verified additions (thread, warp butterfly,
+ * block), and a result that was exact all the way is rounded by one IEEE
+ * operation, the correct rounding of an exact value; anything else goes
+ * through the accumulator and wrx_round_bits.  Both give the same bits.
+ *
+ * Cost per element on the fast path (sm_90, cuobjdump -sass): float data
+ * one F2F.F64.F32 and five FP64 operations (DADD, two DADD + two DSETP, or
+ * fewer with the compares fused); double data eleven FP64 operations.  The
+ * H200 issues 64 FP64 operations per SM cycle, enough for ~12 floats or ~6
+ * doubles per SM cycle against the ~4 and ~2 that HBM delivers.
+ *
+ * Kernels:
+ *  - k_xblock: a block per piece of a segment (the reduce is one segment cut
+ *    into one piece per resident block, as many as fill the device).  A
+ *    segment of one piece rounds in its block; a segment of K pieces adds
+ *    each block's exact result to a device accumulator with integer atomics
+ *    (order-free, so exact and deterministic), and the last block to arrive
+ *    (last_arrival) rounds it -- or, for a staged chunk, hands it on as a
+ *    carry -- and zeroes it for the next call.
+ *  - k_xgroup: short segments and rows, a group of G lanes per segment as in
+ *    segments.cu; a segment whose sum was not exact all the way is done
+ *    again by its whole warp with the shared accumulator.
+ */
+#include <atomic>
+#include "exact.cuh"
+
+namespace wrcuda {
+
+namespace {
+
+/* Flags bit of a shared accumulator: something was added to it. */
+constexpr uint32_t kUsed = 0x80u;
+
+/* ---- one thread's expansion ------------------------------------------------------- */
+
+template <typename T> struct fpe;
+template <> struct fpe<float> { double h; };
+template <> struct fpe<double> { double h, l; };
+
+__device__ __forceinline__ void fpe_init(fpe<float> &a) { a.h = -0.0; }     /* -0: IEEE's neutral */
+__device__ __forceinline__ void fpe_init(fpe<double> &a) { a.h = -0.0; a.l = -0.0; }
+
+/* Add x[0..V) to a, every addition verified; a is unchanged when one was
+ * not exact (returns false). */
+template <int V>
+__device__ __forceinline__ bool fpe_try(fpe<float> &a, const float *x)
+{
+    double s = a.h;
+    bool ok = true;
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        double t;
+        ok &= wrx_add_exact(s, (double)x[j], &t);
+        s = t;
+    }
+    if (ok) a.h = s;
+    return ok;
+}
+
+template <int V>
+__device__ __forceinline__ bool fpe_try(fpe<double> &a, const double *x)
+{
+    double h = a.h, l = a.l;
+    bool ok = true;
+#pragma unroll
+    for (int j = 0; j < V; j++) {
+        double s, e, t;
+        wrx_two_sum(h, x[j], &s, &e);
+        ok &= wrx_add_exact(l, e, &t);
+        h = s;
+        l = t;
+    }
+    if (ok) {
+        a.h = h;
+        a.l = l;
+    }
+    return ok;
+}
+
+/* a += b verified; a unchanged and false when not exact. */
+__device__ __forceinline__ bool fpe_merge(fpe<float> &a, const fpe<float> &b)
+{
+    double s;
+    if (!wrx_add_exact(a.h, b.h, &s)) return false;
+    a.h = s;
+    return true;
+}
+
+__device__ __forceinline__ bool fpe_merge(fpe<double> &a, const fpe<double> &b)
+{
+    return wrx_pair_merge(&a.h, &a.l, b.h, b.l) != 0;
+}
+
+__device__ __forceinline__ fpe<float> fpe_shfl_xor(const fpe<float> &a, unsigned off)
+{
+    fpe<float> o;
+    o.h = __shfl_xor_sync(warpred::full_mask, a.h, off);
+    return o;
+}
+
+__device__ __forceinline__ fpe<double> fpe_shfl_xor(const fpe<double> &a, unsigned off)
+{
+    fpe<double> o;
+    o.h = __shfl_xor_sync(warpred::full_mask, a.h, off);
+    o.l = __shfl_xor_sync(warpred::full_mask, a.l, off);
+    return o;
+}
+
+/* The correct rounding of an exact expansion: one IEEE operation. */
+__device__ __forceinline__ float fpe_round(const fpe<float> &a) { return (float)a.h; }
+__device__ __forceinline__ double fpe_round(const fpe<double> &a) { return wrx_pair_round_f64(a.h, a.l); }
+
+/* ---- the shared accumulator: the exact path ------------------------------------------ */
+
+/* Add x to acc with atomics (element: x is an element, for the flags; else
+ * a value such as an error term, where zero adds nothing). */
+__device__ __noinline__ void acc_add(wrx_acc *acc, double x, bool element)
+{
+    int64_t p[3];
+    int k;
+    atomicOr(&acc->flags, (element ? wrx_elem_flags(x) : 0u) | kUsed);
+    if (!wrx_split(x, &k, p)) return;
+    atomicAdd((unsigned long long *)&acc->d[k], (unsigned long long)p[0]);
+    atomicAdd((unsigned long long *)&acc->d[k + 1], (unsigned long long)p[1]);
+    atomicAdd((unsigned long long *)&acc->d[k + 2], (unsigned long long)p[2]);
+}
+
+__device__ __forceinline__ void acc_flush(wrx_acc *acc, const fpe<float> &a) { acc_add(acc, a.h, true); }
+__device__ __forceinline__ void acc_flush(wrx_acc *acc, const fpe<double> &a)
+{
+    acc_add(acc, a.h, true);
+    if (a.l != 0) acc_add(acc, a.l, false);
+}
+
+/* The element-by-element retry of a vector that was not exact as a whole:
+ * each element into a if exact, else into acc.  By value: a stays in
+ * registers on the fast path. */
+template <typename T>
+__device__ __noinline__ fpe<T> fpe_careful(fpe<T> a, vec<T> v, wrx_acc *acc)
+{
+#pragma unroll
+    for (int j = 0; j < (int)(16 / sizeof(T)); j++)
+        if (!fpe_try<1>(a, &v.v[j])) acc_add(acc, (double)v.v[j], true);
+    return a;
+}
+
+template <typename T>
+__device__ __noinline__ fpe<T> fpe_careful1(fpe<T> a, T x, wrx_acc *acc)
+{
+    if (!fpe_try<1>(a, &x)) acc_add(acc, (double)x, true);
+    return a;
+}
+
+/* Zero an accumulator with the threads [0, n) of a team (me: this one). */
+__device__ __forceinline__ void acc_zero(wrx_acc *acc, unsigned me, unsigned n)
+{
+    for (unsigned k = me; k < WRX_DIGITS; k += n) acc->d[k] = 0;
+    if (me == 0) {
+        acc->flags = 0;
+        acc->load = 1;
+    }
+}
+
+/* This thread's share of in[b..e) (team of `team`, this one number `lane`)
+ * into one expansion; the elements it cannot add exactly go to acc. */
+template <typename T>
+__device__ __forceinline__ fpe<T> share_exact(const T *__restrict__ in, size_t b, size_t e, size_t lane,
+                                             size_t team, wrx_acc *acc)
+{
+    constexpr int V = 16 / sizeof(T);
+    fpe<T> a[kUnroll];
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
+    team_walk(in, b, e, lane, team, a,
+              [acc](fpe<T> &f, T x, size_t) { if (!fpe_try<1>(f, &x)) f = fpe_careful1(f, x, acc); },
+              [acc](fpe<T> &f, const vec<T> &v, size_t) { if (!fpe_try<V>(f, v.v)) f = fpe_careful(f, v, acc); });
+    fpe<T> r = a[0];
+#pragma unroll
+    for (int u = 1; u < kUnroll; u++)
+        if (!fpe_merge(r, a[u])) acc_flush(acc, a[u]);
+    return r;
+}
+
+/* Verified butterfly over groups of `width` lanes (a power of two): every
+ * lane of a group ends with the group's sum, and ok says whether every
+ * addition in the group was exact (the same on all its lanes). */
+template <typename T>
+__device__ __forceinline__ bool fpe_butterfly(fpe<T> &a, unsigned width, bool ok)
+{
+    for (unsigned off = width / 2; off > 0; off /= 2) {
+        const fpe<T> o = fpe_shfl_xor(a, off);
+        const bool oo = __shfl_xor_sync(warpred::full_mask, ok, off);
+        ok = ok & oo & fpe_merge(a, o);
+    }
+    return ok;
+}
+
+template <typename T> __device__ __forceinline__ T from_bits(uint64_t b);
+template <> __device__ __forceinline__ float from_bits<float>(uint64_t b) { return __uint_as_float((unsigned)b); }
+template <> __device__ __forceinline__ double from_bits<double>(uint64_t b) { return __longlong_as_double((long long)b); }
+
+/* The correct rounding of acc (which it normalises). */
+template <typename T>
+__device__ __noinline__ T acc_round(wrx_acc *acc)
+{
+    return from_bits<T>(wrx_round_bits_inplace(acc, sizeof(T) == 8));
+}
+
+/* The end of a segment's sum by one thread: acc (+ *carry_in) into
+ * *carry_out (normalised), or rounded into *dst.  Out of line: the kernels'
+ * registers are for their loops. */
+template <typename T>
+__device__ __noinline__ void seg_finish(wrx_acc *acc, const wrx_acc *carry_in, wrx_acc *carry_out, T *dst)
+{
+    if (carry_in) wrx_merge(acc, carry_in);
+    if (carry_out) {
+        wrx_normalize(acc);
+#pragma unroll 1
+        for (int k = 0; k < WRX_DIGITS; k++) carry_out->d[k] = acc->d[k];
+        carry_out->flags = acc->flags;
+        carry_out->load = acc->load;
+    } else if (dst) {
+        *dst = acc_round<T>(acc);
+    }
+}
+
+/* Normalise a (shared) accumulator, out of line. */
+__device__ __noinline__ void acc_normalize(wrx_acc *acc) { wrx_normalize(acc); }
+
+/* ---- where a segment begins (as segments.cu's segsrc) -------------------------- */
+
+struct xsrc {
+    const size_t *off;      /* nseg + 1 offsets, or NULL for rows */
+    size_t off_base;        /* subtracted from every offset */
+    size_t cols;            /* row length when off == NULL */
+    __device__ __forceinline__ size_t begin(size_t s) const { return off ? off[s] - off_base : s * cols; }
+};
+
+/* ---- a block per piece -------------------------------------------------------------------- */
+
+/* The most elements a block adds to its shared accumulator between
+ * normalisations: each adds less than 2^32 to a digit, and 2^28 (plus the
+ * flushes of the block's expansions) keeps every digit below 2^61. */
+constexpr size_t kPieceMax = (size_t)1 << 28;
+
+/* Device accumulators of the segments cut into pieces: the strand's scratch
+ * holds 2 carries, then kGroups global ones, each a wrx_acc kept zero
+ * between calls. */
+struct xglob {
+    wrx_acc *g;             /* global accumulators */
+    unsigned *ctr;          /* their arrival counters (kept zero) */
+};
+
+/* The block's exact result of in[pb..pe) into acc (shared, zeroed) and, when
+ * that stayed unused, into *res (thread 0): returns (to every thread)
+ * whether acc holds the result instead. */
+template <typename T>
+__device__ __forceinline__ bool block_exact(const T *__restrict__ in, size_t pb, size_t pe, wrx_acc *acc,
+                                            fpe<T> *s_w, int *s_ok, fpe<T> &res)
+{
+    const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32;
+    fpe<T> a = share_exact(in, pb, pe, threadIdx.x, kThreads, acc);
+    const fpe<T> mine = a;
+    bool ok = fpe_butterfly(a, 32, true);
+    if (!ok) acc_flush(acc, mine);                     /* the warp's sum is not exact: each lane's own */
+    if (lane == 0) {
+        s_w[w] = a;
+        s_ok[w] = ok;
+    }
+    __syncthreads();
+    if (w == 0) {
+        fpe<T> b;
+        bool bok = true;
+        fpe_init(b);
+        if (lane < kThreads / 32 && s_ok[lane]) b = s_w[lane];
+        fpe<T> c = b;
+        bok = fpe_butterfly(c, 32, bok);
+        if (!bok && lane < kThreads / 32 && s_ok[lane]) acc_flush(acc, b);
+        if (lane == 0 && bok) {
+            if (acc->flags & kUsed) acc_flush(acc, c);   /* partly in acc already: all of it there */
+            else res = c;                                /* (acc untouched: no atomic has run) */
+        }
+    }
+    __syncthreads();
+    return (acc->flags & kUsed) != 0;
+}
+
+/* Blocks of k_xblock asked to fit on a multiprocessor: 4 for float data
+ * (ptxas -v, nvcc 13.0, sm_90: 62 registers, no spill; left free it takes
+ * 84).  Double data needs ~106 registers (two pairs a vector): asked for
+ * more blocks it spills, so it is left free (2 blocks, 16 warps a
+ * multiprocessor, still 32 KB of loads in flight). */
+template <typename T> constexpr int xblock_min_blocks() { return sizeof(T) == 4 ? 4 : 1; }
+
+/*
+ * Work item w = (segment s, piece k of K).  K == 1 and no carry: the block
+ * rounds the segment.  Otherwise the piece's exact result is added to the
+ * segment's global accumulator (normalised digits, so K pieces of any size
+ * never overflow an int64), and the last of the K blocks to arrive takes
+ * the accumulator (atomicExch: read and zeroed at once), adds carry_in
+ * (segment 0), and rounds it into out[s] or, for segment nseg-1 with
+ * carry_out, writes it there.
+ */
+template <typename T>
+__global__ void __launch_bounds__(kThreads, xblock_min_blocks<T>())
+k_xblock(const T *__restrict__ in, T *out, size_t nseg, xsrc src, unsigned K, xglob gl,
+         const wrx_acc *carry_in, wrx_acc *carry_out, done_sig ds, unsigned *__restrict__ dcount)
+{
+    __shared__ wrx_acc acc;
+    __shared__ fpe<T> s_w[kThreads / 32];
+    __shared__ int s_ok[kThreads / 32];
+    __shared__ int s_last;
+    for (size_t w = blockIdx.x; w < nseg * K; w += gridDim.x) {
+        const size_t s = w / K, k = w % K;
+        const size_t b = src.begin(s), e = src.begin(s + 1), len = e - b;
+        const size_t pb = b + (len / K) * k + (k < len % K ? k : len % K);
+        const size_t pe = pb + len / K + (k < len % K ? 1 : 0);
+        const bool in_c = carry_in && s == 0, out_c = carry_out && s == nseg - 1;
+        acc_zero(&acc, threadIdx.x, kThreads);
+        __syncthreads();
+        fpe<T> res;
+        fpe_init(res);
+        bool used = false;
+        /* rounds of at most kPieceMax elements (one but for huge segments),
+         * so that no digit of acc takes 2^31 additions between normalisations */
+        for (size_t q = pb; q < pe; q += kPieceMax) {
+            const size_t qe = pe - q <= kPieceMax ? pe : q + kPieceMax;
+            used = block_exact(in, q, qe, &acc, s_w, s_ok, res);
+            if (q != pb || qe != pe) {
+                if (threadIdx.x == 0) {
+                    if (!used) acc_flush(&acc, res);
+                    acc_normalize(&acc);
+                }
+                __syncthreads();
+                used = true;
+            }
+        }
+        if (K == 1 && !in_c && !out_c) {
+            if (threadIdx.x == 0 && out) out[s] = len == 0 ? T(0) : used ? acc_round<T>(&acc) : fpe_round(res);
+        } else {
+            const unsigned gi = K > 1 ? (unsigned)s : (s == 0 ? 0u : 1u);
+            wrx_acc *g = gl.g + gi;
+            if (len) {
+                if (used) {
+                    if (threadIdx.x == 0) acc_normalize(&acc);
+                    __syncthreads();
+                    for (unsigned q = threadIdx.x; q < WRX_DIGITS; q += kThreads)
+                        if (acc.d[q] != 0) atomicAdd((unsigned long long *)&g->d[q], (unsigned long long)acc.d[q]);
+                    if (threadIdx.x == 0) atomicOr(&g->flags, acc.flags & WRX_FLAGS);
+                } else if (threadIdx.x == 0) {
+                    acc_flush(g, res);
+                }
+            }
+            __syncthreads();
+            if (threadIdx.x == 0) s_last = last_arrival(gl.ctr + gi, K);
+            __syncthreads();
+            if (s_last) {
+                __threadfence();
+                for (unsigned q = threadIdx.x; q < WRX_DIGITS; q += kThreads)
+                    acc.d[q] = (int64_t)atomicExch((unsigned long long *)&g->d[q], 0ull);
+                if (threadIdx.x == 0) {
+                    acc.flags = (atomicExch(&g->flags, 0u) & WRX_FLAGS) | WRX_MAGIC;
+                    acc.load = 2 * K + 2;          /* each piece: digits below 2^32 twice at most */
+                    gl.ctr[gi] = 0;
+                }
+                __syncthreads();
+                if (threadIdx.x == 0) seg_finish(&acc, in_c ? carry_in : nullptr, out_c ? carry_out : nullptr,
+                                                 out_c ? nullptr : out ? out + s : nullptr);
+            }
+        }
+        __syncthreads();                         /* acc, s_w, s_last are reused */
+    }
+    grid_done(ds, dcount);
+}
+
+/* ---- a group of lanes per segment ---------------------------------------------------- */
+
+/* The warp's exact sum of in[b..e) (b < e), with its shared accumulator
+ * (zero on entry and on return); the result in lane 0. */
+template <typename T>
+__device__ __noinline__ T warp_exact(const T *__restrict__ in, size_t b, size_t e, wrx_acc *acc)
+{
+    const unsigned lane = threadIdx.x & 31;
+    fpe<T> a = share_exact(in, b, e, lane, 32, acc);
+    const fpe<T> mine = a;
+    const bool ok = fpe_butterfly(a, 32, true);
+    __syncwarp();
+    if (!ok) acc_flush(acc, mine);
+    else if (lane == 0 && (acc->flags & kUsed)) acc_flush(acc, a);
+    __syncwarp();
+    T r = T(0);
+    if (lane == 0) r = (acc->flags & kUsed) ? acc_round<T>(acc) : fpe_round(a);
+    __syncwarp();
+    acc_zero(acc, lane, 32);
+    __syncwarp();
+    return r;
+}
+
+template <typename T>
+__global__ void __launch_bounds__(kThreads)
+k_xgroup(const T *__restrict__ in, T *__restrict__ out, size_t nseg, xsrc src, unsigned G, done_sig ds,
+         unsigned *__restrict__ dcount)
+{
+    constexpr int V = 16 / sizeof(T);
+    __shared__ wrx_acc wacc[kThreads / 32];
+    const unsigned lane = threadIdx.x & 31, gl = lane & (G - 1);
+    wrx_acc *acc = &wacc[threadIdx.x / 32];
+    const size_t per_warp = 32 / G;
+    const size_t warp = ((size_t)blockIdx.x * kThreads + threadIdx.x) / 32;
+    const size_t nwarps = (size_t)gridDim.x * (kThreads / 32);
+    acc_zero(acc, lane, 32);
+    __syncwarp();
+    /* the loop is uniform over the warp (the shuffles need every lane) */
+    for (size_t s0 = warp * per_warp; s0 < nseg; s0 += nwarps * per_warp) {
+        const size_t s = s0 + lane / G;
+        const bool valid = s < nseg;
+        size_t b = 0, e = 0;
+        if (valid) { b = src.begin(s); e = src.begin(s + 1); }
+        fpe<T> a[kUnroll];
+        bool ok = true;
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
+        /* optimistic: an element that is not exact only marks the segment */
+        team_walk(in, b, e, gl, G, a,
+                  [&ok](fpe<T> &f, T x, size_t) { ok &= fpe_try<1>(f, &x); },
+                  [&ok](fpe<T> &f, const vec<T> &v, size_t) { ok &= fpe_try<V>(f, v.v); });
+        fpe<T> r = a[0];
+#pragma unroll
+        for (int u = 1; u < kUnroll; u++) ok &= fpe_merge(r, a[u]);
+        ok = fpe_butterfly(r, G, ok);
+        if (valid && gl == 0 && ok) out[s] = b == e ? T(0) : fpe_round(r);
+        /* the segments that were not: again, each by the whole warp */
+        unsigned redo = __ballot_sync(warpred::full_mask, valid && gl == 0 && !ok);
+        while (redo) {
+            const unsigned j = (unsigned)__ffs(redo) - 1;
+            redo &= redo - 1;
+            const size_t sj = s0 + j / G;
+            const T v = warp_exact(in, src.begin(sj), src.begin(sj + 1), acc);
+            if (lane == 0) out[sj] = v;
+        }
+    }
+    grid_done(ds, dcount);
+}
+
+/* ---- launchers ------------------------------------------------------------------------------------- */
+
+/* Accumulators in the strand's scratch: 2 carries, then the global ones. */
+size_t n_global(const strand &L) { return (size_t)L.sms * 4 + 2; }
+
+wrx_acc *global_accs(strand &L) { return (wrx_acc *)L.xs + 2; }
+
+unsigned next_pow2(size_t x)
+{
+    unsigned g = 1;
+    while (g < x && g < 32) g *= 2;
+    return g;
+}
+
+wr_status segctr_for(strand &L, size_t n, char *err)
+{
+    size_t cap = L.segctr_cap * 4;
+    const wr_status st = grow(L, L.segctr, &cap, n * 4, true, "segment counters", err);
+    L.segctr_cap = cap / 4;
+    return st;
+}
+
+template <typename T>
+wr_status launch_block(strand &L, const T *in, T *out, size_t nseg, xsrc src, size_t K, const void *carry_in,
+                       void *carry_out, done_sig ds, char *err)
+{
+    static std::atomic<int> per_sm{0};
+    auto kern = k_xblock<T>;
+    if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)kern));
+    WRCUDA_TRY(segctr_for(L, K > 1 ? nseg : 2, err));
+    size_t blocks = nseg * K;
+    const size_t cap = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+    if (blocks > cap) blocks = cap;
+    if (blocks > kMaxGrid) blocks = kMaxGrid;
+    const xglob gl = { global_accs(L), L.segctr };
+    kern<<<(unsigned)blocks, kThreads, 0, L.st>>>(in, out, nseg, src, (unsigned)K, gl, (const wrx_acc *)carry_in,
+                                                  (wrx_acc *)carry_out, ds, L.ctr + 3);
+    WRCUDA_CKLAUNCH("exact block kernel launch");
+    return WR_SUCCESS;
+}
+
+struct xreduce_fn {
+    template <typename T>
+    static wr_status run(strand &L, const void *in, size_t n, const void *carry, void *acc_out, void *dst,
+                         done_sig ds, char *err)
+    {
+        static std::atomic<int> per_sm{0};
+        if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k_xblock<T>));
+        /* as many pieces as blocks fill the device, each at least one pass
+         * of the block (kUnroll vectors a thread) */
+        const size_t min_piece = (size_t)kThreads * kUnroll * (16 / sizeof(T));
+        size_t K = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+        if (K > n / min_piece + 1) K = n / min_piece + 1;
+        if (K > kMaxGrid) K = kMaxGrid;
+        const xsrc src = { nullptr, 0, n };
+        return launch_block<T>(L, (const T *)in, (T *)dst, 1, src, K, carry, acc_out, ds, err);
+    }
+};
+
+struct xseg_fn {
+    template <typename T>
+    static wr_status run(strand &L, const void *in, void *out, size_t nseg, const size_t *off, size_t off_base,
+                         size_t cols, double avg_len, const void *carry_in, void *carry_out, done_sig ds, char *err)
+    {
+        const double vecs = avg_len / (16 / sizeof(T));
+        const xsrc src = { off, off_base, cols };
+        if (vecs <= 16.0 * 32 && !carry_in && !carry_out) {
+            /* a group of lanes per segment, about one vector per lane per pass */
+            const unsigned G = next_pow2((size_t)(vecs + 0.999));
+            size_t blocks = (nseg * G + kThreads - 1) / kThreads;
+            const size_t cap = (size_t)L.sms * 16;
+            if (blocks > cap) blocks = cap;
+            k_xgroup<T><<<(unsigned)blocks, kThreads, 0, L.st>>>((const T *)in, (T *)out, nseg, src, G, ds,
+                                                                L.ctr + 3);
+            WRCUDA_CKLAUNCH("exact segment kernel launch");
+            return WR_SUCCESS;
+        }
+        /* a block per segment; several when the segments are too few to fill
+         * the device, as in segments.cu (at most n_global accumulators) */
+        const size_t want = (size_t)L.sms * 4;
+        size_t K = 1;
+        if (nseg < want) {
+            K = (want + nseg - 1) / nseg;
+            const size_t most = (size_t)(vecs / (kThreads * kUnroll)) + 1;
+            if (K > most) K = most;
+            if (K > 1024) K = 1024;
+            if (K < 1) K = 1;
+        }
+        if (K == 1 && (double)avg_len > (double)kPieceMax) K = 2;   /* (then nseg < want) */
+        if (K > 1 && nseg > n_global(L)) K = 1;
+        return launch_block<T>(L, (const T *)in, (T *)out, nseg, src, K, carry_in, carry_out, ds, err);
+    }
+};
+
+template <class F, typename... A>
+wr_status dispatch_fp(wr_type t, A &&...a)
+{
+    if (t == WR_FLOAT) return F::template run<float>(a...);
+    if (t == WR_DOUBLE) return F::template run<double>(a...);
+    return WR_ERR_UNSUPPORTED;
+}
+
+} /* namespace */
+
+wr_status exact_scratch(strand &L, char *err)
+{
+    if (L.xs) return WR_SUCCESS;
+    /* zeroed once: the global accumulators are kept zero by their last block */
+    return grow(L, L.xs, &L.xs_cap, (n_global(L) + 2) * kAccBytes, true, "exact-sum accumulators", err);
+}
+
+void *exact_carry(strand &L, int i) { return (wrx_acc *)L.xs + i; }
+
+wr_status launch_exact_reduce(strand &L, const void *in, size_t n, wr_type t, const void *carry,
+                              void *acc_out, void *dst, done_sig ds, char *err)
+{
+    WRCUDA_TRY(exact_scratch(L, err));
+    return dispatch_fp<xreduce_fn>(t, L, in, n, carry, acc_out, dst, ds, err);
+}
+
+wr_status launch_exact_segments(strand &L, const void *in, void *out, size_t nseg, const size_t *off,
+                                size_t off_base, size_t cols, double avg_len, wr_type t,
+                                const void *carry_in, void *carry_out, done_sig ds, char *err)
+{
+    WRCUDA_TRY(exact_scratch(L, err));
+    return dispatch_fp<xseg_fn>(t, L, in, out, nseg, off, off_base, cols, avg_len, carry_in, carry_out, ds, err);
+}
+
+} /* namespace wrcuda */

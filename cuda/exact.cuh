@@ -1,0 +1,52 @@
+/*
+ * exact.cuh -- reproducible float/double SUM on the device (cuda/exact.cu;
+ * not installed).
+ *
+ * Launchers in the shape of backend.cuh's: each enqueues on L.st, takes device-
+ * accessible pointers and the done word of the call's last launch.  What
+ * they use of the rest of the plugin: struct strand (st, sms, segctr and its
+ * capacity, xs and its capacity), grow(), blocks_per_sm(), team_walk(),
+ * last_arrival(), grid_done(), done_sig and the WRCUDA_* macros
+ * (backend.cuh, kernel_common.cuh).
+ *
+ * Exact accumulators (lib/wr_exact.h's struct wrx_acc, kAccBytes) travel
+ * between launches in device memory: a staged call carries one from chunk
+ * to chunk in a carry slot (exact_carry()), never a rounded value.
+ */
+#ifndef WRCUDA_EXACT_CUH
+#define WRCUDA_EXACT_CUH
+
+#include "backend.cuh"
+#include "kernel_common.cuh"
+#include "wr_exact.h"
+
+namespace wrcuda {
+
+constexpr size_t kAccBytes = sizeof(wrx_acc);
+
+/* Make the strand's scratch for exact sums (once; kept zero between calls
+ * where the kernels need it). */
+wr_status exact_scratch(strand &L, char *err);
+/* Carry slot i (0 or 1) of the strand's scratch: a device wrx_acc. */
+void *exact_carry(strand &L, int i);
+
+/* The exact sum of in[0..n) (n >= 1, t WR_FLOAT or WR_DOUBLE), plus *carry
+ * when carry is not NULL: written as a wrx_acc to acc_out when that is not
+ * NULL (it may be carry), and correctly rounded to one element of type t at
+ * dst when that is not NULL (dst may be mapped host memory). */
+wr_status launch_exact_reduce(strand &L, const void *in, size_t n, wr_type t, const void *carry,
+                              void *acc_out, void *dst, done_sig ds, char *err);
+
+/* out[s] = the correctly rounded sum of segment s of nseg (+0 when empty),
+ * segments as launch_segments (backend.cuh) takes them: in[begin(s) ..
+ * begin(s+1)) with begin(s) = off[s] - off_base, or s * cols when off is
+ * NULL.  For a staged chunk: carry_in (if not NULL) is added to segment 0;
+ * with carry_out not NULL, segment nseg-1's sum goes there as a wrx_acc and
+ * out[nseg-1] is not written. */
+wr_status launch_exact_segments(strand &L, const void *in, void *out, size_t nseg, const size_t *off,
+                                size_t off_base, size_t cols, double avg_len, wr_type t,
+                                const void *carry_in, void *carry_out, done_sig ds, char *err);
+
+} /* namespace wrcuda */
+
+#endif /* WRCUDA_EXACT_CUH */

@@ -10,6 +10,7 @@
  *   staging.cu    the pipelines that stream host memory through the device;
  *   ops.cu        the operations, on device memory or through staging;
  *   reduce.cu     reduce and argmin/argmax kernels;
+ *   exact.cu      reproducible float sums (exact.cuh);
  *   scan.cu       the single-pass scan (scan_*.cuh: its parts);
  *   segments.cu   rows and segments kernels.
  * The kernel files export only "launchers": host functions that size a
@@ -113,6 +114,7 @@ int blocks_per_sm(const void *kernel);
  * its own), so each such file gives arch.cu a kernel to probe. */
 const void *probe_reduce();
 const void *probe_segments();
+const void *probe_exact();
 const void *probe_scan();
 /* Whether scans can run the kernel of scan_kernel.cuh on the current device:
  * the scan's code (attributes fa, of probe_scan()) is for sm_80 or newer,

@@ -5,10 +5,12 @@
  *
  * The plugin is split by concern:
  *   plugin.cu     the ops table: open, close, describe, locate;
+ *   arch.cu       which GPU code the device runs (the check at open);
  *   pool.cu       the pool of strands and the end of a call (done word);
  *   staging.cu    the pipelines that stream host memory through the device;
  *   ops.cu        the operations, on device memory or through staging;
  *   reduce.cu     reduce and argmin/argmax kernels;
+ *   exact.cu      reproducible float sums (exact.cuh);
  *   scan.cu       the single-pass scan (scan_*.cuh: its parts);
  *   segments.cu   rows and segments kernels.
  * The kernel files export only "launchers": host functions that size a
@@ -59,6 +61,7 @@ struct strand {
     void *sblk;                   /* scan tile descriptors (scan_tile_state.cuh) */
     size_t scap;                  /* tiles they have room for */
     unsigned scan_blocks;         /* most resident blocks per scan (0: as many as fit) */
+    bool scan_by_block;           /* scans run one block per tile (scan_block.cuh; arch.cu) */
 
     unsigned *segctr;             /* per-segment arrival counters (kept 0) */
     size_t segctr_cap;            /* entries */
@@ -116,6 +119,19 @@ wr_status grow(strand &S, P *&p, size_t *cap, size_t need, bool zero, const char
 }
 /* Blocks of kThreads that fit on one multiprocessor at once for kernel k. */
 int blocks_per_sm(const void *kernel);
+
+/* ---- the check at open (arch.cu) ----------------------------------------- */
+/* The driver picks machine code or PTX for each file of kernels (a module of
+ * its own), so each such file gives arch.cu a kernel to probe. */
+const void *probe_reduce();
+const void *probe_segments();
+const void *probe_exact();
+const void *probe_scan();
+/* Whether scans can run the kernel of scan_kernel.cuh on the current device:
+ * the scan's code (attributes fa, of probe_scan()) is for sm_80 or newer,
+ * and a block's shared memory holds its stages.  If not, they run one
+ * block per tile (scan_block.cuh). */
+bool scan_stages_ok(const cudaFuncAttributes &fa);
 
 #define WRCUDA_CK(fn, args)                                                    \
     do { cudaError_t e_ = fn args; if (e_ != cudaSuccess) return ::wrcuda::fail(err, #fn, e_); } while (0)

@@ -584,4 +584,6 @@ wr_status launch_exact_segments(strand &L, const void *in, void *out, size_t nse
     return dispatch_fp<xseg_fn>(t, L, in, out, nseg, off, off_base, cols, avg_len, carry_in, carry_out, ds, err);
 }
 
+const void *probe_exact() { return (const void *)k_xblock<double>; }
+
 } /* namespace wrcuda */

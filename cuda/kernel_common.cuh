@@ -11,6 +11,25 @@
 
 namespace wrcuda {
 
+/* The second argument of __launch_bounds__ for `want` resident blocks of
+ * kThreads: want where a multiprocessor of the architecture being compiled
+ * holds that many, else 0, which asks for nothing (ptxas would ignore the
+ * request, with a warning).  Threads per multiprocessor: 2048 on sm_80,
+ * sm_90 and sm_10x, 1536 on sm_86-89, sm_110 and sm_12x, 1024 on sm_75.
+ * (Host code sees 2048.) */
+constexpr int fit_blocks(int want)
+{
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ == 800 || __CUDA_ARCH__ == 900 || \
+    (__CUDA_ARCH__ >= 1000 && __CUDA_ARCH__ < 1100)
+    constexpr int per_sm = 2048;
+#elif __CUDA_ARCH__ < 800
+    constexpr int per_sm = 1024;
+#else
+    constexpr int per_sm = 1536;
+#endif
+    return want * kThreads <= per_sm ? want : 0;
+}
+
 /* 16 bytes of elements: one LDG.128 / STG.128. */
 template <typename T> struct alignas(16) vec { T v[16 / sizeof(T)]; };
 

@@ -19,9 +19,6 @@ namespace wrcuda {
 
 namespace {
 
-/* A kernel that proves the plugin holds code this device can run. */
-__global__ void k_probe(int *p) { if (p) *p = 0; }
-
 wr_mem_kind kind_of(const void *p)
 {
     cudaPointerAttributes a;
@@ -58,13 +55,9 @@ wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
         (void)cudaGetLastError();
         return WR_ERR_NO_BACKEND;
     }
-    cudaFuncAttributes fa;
-    if ((e = cudaFuncGetAttributes(&fa, k_probe)) != cudaSuccess) {
-        snprintf(err, WR_ERRLEN, "cudaFuncGetAttributes: %s (the plugin has no code for sm_%d%d)",
-                 cudaGetErrorString(e), p.major, p.minor);
-        (void)cudaGetLastError();
-        return WR_ERR_NO_BACKEND;
-    }
+    code_info ci;
+    const wr_status cst = check_code(p, host, &ci, err);     /* (arch.cu) */
+    if (cst != WR_SUCCESS) return cst;
     state *ctx = new (std::nothrow) state();
     if (ctx == nullptr) {
         snprintf(err, WR_ERRLEN, "out of host memory");
@@ -92,7 +85,8 @@ wr_status cu_open(void **out, const struct wr_host_api *host, char *err)
         return WR_ERR_INVALID_ARG;
     }
     ctx->spin = (sched == cudaDeviceScheduleAuto || sched == cudaDeviceScheduleSpin) && !(w && strcmp(w, "sync") == 0);
-    snprintf(ctx->desc, sizeof ctx->desc, "%s (sm_%d%d)", p.name, p.major, p.minor);
+    snprintf(ctx->desc, sizeof ctx->desc, "%s", ci.desc);
+    ctx->scan_by_block = ci.scan_by_block;
     /* WARPRED_CUDA_STAGING_BYTES: size of one staging buffer (tests use small
      * ones to exercise many chunks), at most 16 GiB, rounded up to whole
      * scan tiles (of kScanTileBytes, whatever the type): every chunk of a

@@ -23,6 +23,7 @@ struct state {
     size_t stage_bytes;          /* per staging buffer */
     unsigned scan_blocks;        /* WARPRED_CUDA_SCAN_BLOCKS (0: as many as fit) */
     size_t scan_reserve;         /* bytes of scan input the stream strand's descriptors cover */
+    bool scan_by_block;          /* scans run one block per tile (check_code) */
     std::mutex mu;
     std::vector<strand *> idle;  /* strands not in use */
     std::vector<strand *> all;
@@ -80,6 +81,19 @@ inline bool dev_ok(wr_mem_kind k) { return k == WR_MEM_DEVICE || k == WR_MEM_MAN
 
 /* result / carry slot i of the strand */
 inline unsigned char *slot(strand &S, int i) { return S.slot + (size_t)i * kSlotBytes; }
+
+/* ---- which code the device runs (arch.cu) -------------------------------- */
+
+struct code_info {
+    char desc[200];              /* "NVIDIA H200 (sm_90, sm_90 machine code)" */
+    bool scan_by_block;          /* scans run one block per tile (scan_block.cuh) */
+};
+/* When a context opens on the current device (properties p): whether the
+ * plugin's code runs there.  A device below the floor, no code for it, or
+ * PTX the driver cannot compile: WR_ERR_NO_BACKEND with a reason that names
+ * the device's sm and what the plugin carries.  Reads
+ * WARPRED_CUDA_SCAN_KERNEL. */
+wr_status check_code(const cudaDeviceProp &p, const struct wr_host_api *host, code_info *ci, char *err);
 
 /* ---- the pool and the end of a call (pool.cu) ---------------------------- */
 

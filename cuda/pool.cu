@@ -72,6 +72,7 @@ wr_status strand_create(state *ctx, strand **out, char *err)
     S->dev = ctx->dev;
     S->sms = ctx->sms;
     S->scan_blocks = ctx->scan_blocks;
+    S->scan_by_block = ctx->scan_by_block;
     st = [&]() -> wr_status {
         WRCUDA_CK(cudaStreamCreateWithFlags, (&S->st, cudaStreamDefault));
         WRCUDA_CK(cudaMalloc, ((void **)&S->ctr, 64));

@@ -10,7 +10,9 @@
  *   ptx_async.cuh        mbarriers, cp.async, bulk copies;
  *   scan_tile.cuh        a tile in a shared-memory stage: geometry, swizzle,
  *                        a squad thread's items;
- *   scan_kernel.cuh      the warp roles, the kernel and its launcher.
+ *   scan_kernel.cuh      the warp roles, the kernel and its launcher;
+ *   scan_block.cuh       the kernel with one block per tile, where the
+ *                        warp-specialised one cannot run.
  */
 #include <stdio.h>
 #include "scan_kernel.cuh"
@@ -55,6 +57,31 @@ wr_status reserve_scan(strand &S, size_t bytes, char *err)
     S.sblk = p;
     S.scap = tiles;
     return WR_SUCCESS;
+}
+
+/* The largest static shared memory of the scan kernels: the one the check
+ * below opts in for. */
+typedef scan_agent<WR_SUM, double, scan_policy, no_hooks> scan_widest;
+static_assert(sizeof(scan_widest::smem) >= sizeof(scan_agent<WR_MAX, float, scan_policy, no_hooks>::smem) &&
+              sizeof(scan_widest::smem) >= sizeof(scan_agent<WR_SUM, int64_t, scan_policy, no_hooks>::smem),
+              "a double carry with the float look-back takes the most shared memory");
+
+const void *probe_scan() { return (const void *)k_scan_block<WR_SUM, double, scan_policy>; }
+
+bool scan_stages_ok(const cudaFuncAttributes &fa)
+{
+    /* ptxVersion: the virtual architecture the code was made from (80 for
+     * compute_80), whatever machine code the driver made of it */
+    if (fa.ptxVersion < 80) return false;
+    /* The opt-in fails where the stages and the static part do not fit in
+     * a block's shared memory (an A100's 163 KB, an RTX's 99 KB).  Every
+     * other instantiation needs less, so each call's own opt-in
+     * (scan_launcher) then succeeds. */
+    const cudaError_t e = cudaFuncSetAttribute((const void *)k_scan<WR_SUM, double, scan_policy, no_hooks>,
+                                               cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               (int)scan_widest::dyn_bytes);
+    if (e != cudaSuccess) (void)cudaGetLastError();
+    return e == cudaSuccess;
 }
 
 } /* namespace wrcuda */

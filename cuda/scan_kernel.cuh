@@ -496,13 +496,24 @@ template <wr_op O, typename T, class P, class H>
 static __global__ void __launch_bounds__(scan_agent<O, T, P, H>::threads, P::min_blocks)
 k_scan(scan_args<O, T> a, unsigned *tctr)
 {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ < 800
+    /* no mbarriers or cp.async: never launched on such code (the host runs
+     * k_scan_block, scan_block.cuh) */
+    __trap();
+#else
     typedef scan_agent<O, T, P, H> A;
     extern __shared__ uint4 s_dyn[];              /* P::stages tiles, from a P::align boundary */
     __shared__ typename A::smem sm;
     const unsigned s0 = smem_addr(s_dyn);
     T *stages = reinterpret_cast<T *>(reinterpret_cast<char *>(s_dyn) + (P::align - s0 % P::align) % P::align);
     A::run(a, tctr, stages, sm);
+#endif
 }
+
+/* the scan with one block per tile (scan_block.cuh, included below) */
+template <wr_op O, typename T, class P>
+wr_status scan_block_launch(strand &S, const void *in, void *out, size_t n, size_t tiles, int exclusive, int vec_ok,
+                            const void *carry_in, void *carry_out, done_sig ds, char *err);
 
 /* The launcher of k_scan<O, T, P, H>: run<O, T>() as dispatch() (backend.cuh)
  * calls it, with launch_scan()'s arguments but the type and op. */
@@ -554,6 +565,8 @@ template <class P, class H> struct scan_launcher {
             S.scap = cap;
         }
         const int vec_ok = ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0);
+        if (S.scan_by_block)    /* code below sm_80, or too little shared memory for the stages */
+            return scan_block_launch<O, T, P>(S, in, out, n, tiles, exclusive, vec_ok, carry_in, carry_out, ds, err);
         /* resident blocks only (at most 65536: see the ticket check above),
          * each with its ring of stages.  The shared-memory opt-in is a
          * property of the kernel in a device's context (the primary one,
@@ -598,5 +611,7 @@ template <class P, class H> struct scan_launcher {
 };
 
 } /* namespace wrcuda */
+
+#include "scan_block.cuh"
 
 #endif /* WRCUDA_SCAN_KERNEL_CUH */

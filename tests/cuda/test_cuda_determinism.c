@@ -15,9 +15,15 @@
  * scan are scheduled differently from run to run.  The same scans on
  * contexts whose scans may use only 1 or 3 resident blocks
  * (WARPRED_CUDA_SCAN_BLOCKS: each block then scans many tiles one after the
- * other) must give the same bits too.  (Accuracy against a reference is
+ * other) must give the same bits too, and so must the scan kernel with one
+ * block per tile (WARPRED_CUDA_SCAN_KERNEL=block: cuda/scan_block.cuh, the
+ * kernel of code below sm_80, whose bits are by design those of the
+ * warp-specialised kernel).  A digest of each result is printed ("# digest
+ * WHAT HEX"), so that runs with plugins built for other architectures can
+ * be compared (tools/gpu-check).  (Accuracy against a reference is
  * test_cuda_xval's job; this is only stability.)
  */
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,9 +36,15 @@
 #define REPEATS 6
 
 static wr_context *gpu;
-static const struct { const char *env, *name; } few_blocks[] = { { "1", "1 block" }, { "3", "3 blocks" } };
+/* contexts whose scans run otherwise: on that many resident blocks, or
+ * with the other kernel */
+static const struct { const char *var, *val, *name; } few_blocks[] = {
+    { "WARPRED_CUDA_SCAN_BLOCKS", "1", "1 block" },
+    { "WARPRED_CUDA_SCAN_BLOCKS", "3", "3 blocks" },
+    { "WARPRED_CUDA_SCAN_KERNEL", "block", "the block-per-tile kernel" },
+};
 #define NFEW (sizeof few_blocks / sizeof few_blocks[0])
-static wr_context *few[NFEW];              /* scans on that many resident blocks */
+static wr_context *few[NFEW];
 static volatile int stop_bg;
 static void *bg_in, *bg_out;
 static size_t bg_n;
@@ -43,6 +55,14 @@ static void *background(void *arg)
     while (!stop_bg)
         if (wr_reduce(gpu, bg_in, bg_out, bg_n, WR_FLOAT, WR_SUM) != WR_SUCCESS) break;
     return NULL;
+}
+
+/* FNV-1a of the bytes */
+static uint64_t digest(const void *p, size_t bytes)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < bytes; i++) h = (h ^ ((const unsigned char *)p)[i]) * 0x100000001b3ull;
+    return h;
 }
 
 static void fill(void *h, wr_type t, wr_op op, size_t n, uint64_t seed)
@@ -78,11 +98,13 @@ int main(void)
     const size_t max_n = test_max_n(sizes[2]);
     plan_lazy();
     if (wr_context_create(&gpu, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
+    diag("cuda context: %s", wr_context_describe(gpu));
     for (size_t k = 0; k < NFEW; k++) {
-        setenv("WARPRED_CUDA_SCAN_BLOCKS", few_blocks[k].env, 1);
+        setenv(few_blocks[k].var, few_blocks[k].val, 1);
         if (wr_context_create(&few[k], WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
+        unsetenv(few_blocks[k].var);
     }
-    unsetenv("WARPRED_CUDA_SCAN_BLOCKS");
+    diag("with %s: %s", few_blocks[NFEW - 1].name, wr_context_describe(few[NFEW - 1]));
 
     const size_t cap = sizes[2] * 8;
     void *h = malloc(cap), *first = malloc(cap), *again = malloc(cap);
@@ -120,9 +142,10 @@ int main(void)
                         }
                         res_get(RES_DEVICE, run ? again : first, dout, bytes);
                         if (run && memcmp(first, again, bytes) != 0) good = 0;
+                        if (run == 0) diag("digest %s %016" PRIx64, what, digest(first, bytes));
                     }
                     const char *who = "a repeated run";
-                    for (size_t k = 0; k < NFEW && good; k++) {    /* few resident blocks */
+                    for (size_t k = 0; k < NFEW && good; k++) {    /* the other contexts */
                         who = few_blocks[k].name;
                         res_poison(RES_DEVICE, dout, bytes, 0x5a);
                         if (scan(few[k], din, dout, n, t, op) != WR_SUCCESS) {
@@ -150,8 +173,8 @@ int main(void)
                         diag("%s: %s differs first at [%zu]: %s vs %s", what, who, i,
                              elem_str(t, first, i, a, sizeof a), elem_str(t, again, i, b, sizeof b));
                     }
-                    ok(good, "%s: %d runs, runs on 1 and 3 resident blocks and the in-place run give the same bits",
-                       what, REPEATS + 1);
+                    ok(good, "%s: %d runs, runs on 1 and 3 resident blocks, the block-per-tile kernel and the "
+                       "in-place run give the same bits", what, REPEATS + 1);
                 }
     }
     stop_bg = 1;

@@ -47,6 +47,17 @@ wr_status launch_exact_segments(strand &L, const void *in, void *out, size_t nse
                                 size_t off_base, size_t cols, double avg_len, wr_type t,
                                 const void *carry_in, void *carry_out, done_sig ds, char *err);
 
+/* The reproducible inclusive (exclusive == 0) or exclusive scan of in[0..n)
+ * (n >= 1, t WR_FLOAT or WR_DOUBLE) into out (out == in allowed): out[i] is
+ * the exact sum of the prefix before in[0] and of in[0..i] (exclusive:
+ * in[0..i)), rounded once as wr_exact.h's struct wrx_scan rounds it -- the
+ * cpu backend's bits.  The prefix before in[0] is *carry_in (a normalised
+ * device wrx_acc) when that is not NULL, else carry0 (normalised; by value).
+ * With carry_out not NULL (a device wrx_acc, may be carry_in), the prefix
+ * after in[n-1] is written there, normalised. */
+wr_status launch_exact_scan(strand &L, const void *in, void *out, size_t n, wr_type t, int exclusive,
+                            const void *carry_in, const wrx_acc &carry0, void *carry_out, done_sig ds, char *err);
+
 } /* namespace wrcuda */
 
 #endif /* WRCUDA_EXACT_CUH */

@@ -161,6 +161,7 @@ void strand_destroy(strand *S)
     cudaFree(S->segctr);
     cudaFree(S->doff);
     cudaFree(S->xs);
+    cudaFree(S->xscan);
     cudaFreeHost(host_side(*S).hres);
     for (int b = 0; b < kStagingBufs; b++) {
         cudaFree(S->sdev[b]);

@@ -104,7 +104,7 @@ static void usage(FILE *f)
 "  --graph-calls N          calls captured per graph with --async (default 100)\n"
 "  --float-mode fast|reproducible|both\n"
 "                           float mode of the float/double SUM of reduce, rows,\n"
-"                           segments and host scans (default fast); with both,\n"
+"                           segments and scans (default fast); with both,\n"
 "                           each reproducible row's reference is the fast row\n"
 "                           of the same cell (ratio: fast time / reproducible)\n"
 "  --no-ref                 skip the reference implementations (OpenMP loops,\n"
@@ -699,15 +699,15 @@ static double run_cell_mode(struct env *e, const struct bench_cell *c, double ce
 }
 
 /* A cell in the float modes --float-mode asks for (only float/double SUM of
- * reduce, rows, segments and, on host memory -- the cuda backend does not run
- * reproducible scans -- the scans depend on the mode; the others run once),
- * and with --async queued and in a graph (fast mode; ceil_q: a queued copy). */
+ * reduce, rows, segments and the scans depend on the mode; the others run
+ * once), and with --async queued and in a graph (fast mode; ceil_q: a queued
+ * copy). */
 static void run_cell(struct env *e, const struct bench_cell *c, double ceil_gbps, double ceil_q,
                      const struct opts *o)
 {
     const int moded = c->op == WR_SUM && (c->type == WR_FLOAT || c->type == WR_DOUBLE) &&
                       (c->func == BF_REDUCE || c->func == BF_ROWS || c->func == BF_SEGMENTS ||
-                       (!e->device && (c->func == BF_SCAN || c->func == BF_EXSCAN)));
+                       c->func == BF_SCAN || c->func == BF_EXSCAN);
     double fast = 0;
     if (!moded || (o->fmodes & FM_FAST)) fast = run_cell_mode(e, c, ceil_gbps, o, 0, 0);
     if (moded && (o->fmodes & FM_REPRO) && e->ctx) {

@@ -69,6 +69,8 @@ struct strand {
     size_t doff_cap;              /* bytes */
     void *xs;                     /* exact sums' accumulators (exact.cu; zeroed once, kept zero) */
     size_t xs_cap;                /* bytes */
+    void *xscan;                  /* reproducible scans' tile and group accumulators (exact.cu) */
+    size_t xscan_cap;             /* bytes */
 
     size_t sbytes;                /* bytes per staging buffer (0: not made yet) */
     size_t soff_n;                /* offsets per chunk buffer */

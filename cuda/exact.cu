@@ -550,6 +550,294 @@ struct xseg_fn {
     }
 };
 
+/* ---- scans -------------------------------------------------------------------------------------- */
+
+/*
+ * A reproducible scan, the cpu backend's method (cpu/cpu_exact.c) with
+ * tiles for its pieces: the array is cut into tiles of kXTile elements (the
+ * last one shorter), in passes of at most kXPassTiles tiles.  Per pass:
+ *  1. k_xtiles: each tile's exact sum (block_exact: a block per tile) as a
+ *     normalised wrx_acc in the strand's scratch;
+ *  2. k_xgsum, k_xgpre, k_xtpre: the exclusive prefix of those sums, from
+ *     the carry on, digit by digit (a thread per digit; integer additions,
+ *     so exact in any order): sums of groups of kXGroup tiles, their prefix
+ *     (one block, which also writes the carry after the pass), then each
+ *     group's tiles' prefixes, written over their sums;
+ *  3. k_xscan: a thread per tile runs a struct wrx_scan from its tile's
+ *     prefix over the tile's elements, in rounds of kXStage elements staged
+ *     through shared memory (loads and stores coalesced, the sequential
+ *     pass reading shared memory).
+ * Every output is the exact prefix rounded once, so the cut into tiles,
+ * passes and staged chunks changes no bit.  The tiles' sums are all taken
+ * (step 1) before any output is written (step 3), and step 3 reads each
+ * element before it writes it: out == in works.
+ */
+constexpr size_t kXTile = 2048;                               /* elements a tile */
+constexpr unsigned kXGroup = 256;                             /* tiles a group of the prefix */
+constexpr size_t kXPassTiles = (size_t)kXGroup * kXGroup;     /* tiles a pass */
+constexpr unsigned kXScanThreads = 128;                       /* tiles a block of k_xscan */
+constexpr unsigned kXStage = 32;                              /* elements a tile stages per round */
+constexpr unsigned kXDigitThreads = 96;                       /* >= WRX_DIGITS + 1: a thread per digit, one for the flags */
+static_assert(kXDigitThreads >= WRX_DIGITS + 1, "a thread per digit and one for the flags");
+static_assert(kXTile % kXStage == 0, "whole rounds a tile");
+/* loads: a tile's prefix holds the carry and fewer than kXPassTiles tiles'
+ * normalised sums, each digit below 2^32 in magnitude */
+static_assert(kXPassTiles + 2 < WRX_LOAD_MAX, "prefix loads within an accumulator's");
+
+/* 1: the exact sum of tile t (in[t kXTile ..), at most kXTile elements) of
+ * n elements into xa[t], normalised. */
+template <typename T>
+__global__ void __launch_bounds__(kThreads, xblock_min_blocks<T>())
+k_xtiles(const T *__restrict__ in, size_t n, size_t ntiles, wrx_acc *__restrict__ xa)
+{
+    __shared__ wrx_acc acc;
+    __shared__ fpe<T> s_w[kThreads / 32];
+    __shared__ int s_ok[kThreads / 32];
+    for (size_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const size_t b = t * kXTile, e = n - b < kXTile ? n : b + kXTile;
+        acc_zero(&acc, threadIdx.x, kThreads);
+        __syncthreads();
+        fpe<T> res;
+        fpe_init(res);
+        const bool used = block_exact(in, b, e, &acc, s_w, s_ok, res);
+        if (threadIdx.x == 0) {
+            if (!used) acc_flush(&acc, res);   /* res: thread 0's, the block's sum */
+            acc_normalize(&acc);
+        }
+        __syncthreads();
+        for (unsigned k = threadIdx.x; k < WRX_DIGITS; k += kThreads) xa[t].d[k] = acc.d[k];
+        if (threadIdx.x == 0) {
+            xa[t].flags = (acc.flags & WRX_FLAGS) | WRX_MAGIC;
+            xa[t].load = 1;
+        }
+        __syncthreads();                       /* acc, s_w are reused */
+    }
+}
+
+/* 2a: xg[g] = the sum of tiles [g kXGroup, (g+1) kXGroup) of ntiles (a block
+ * a group). */
+__global__ void __launch_bounds__(kXDigitThreads)
+k_xgsum(const wrx_acc *__restrict__ xa, size_t ntiles, wrx_acc *__restrict__ xg)
+{
+    const unsigned k = threadIdx.x;
+    const size_t g = blockIdx.x, t0 = g * kXGroup, t1 = ntiles - t0 < kXGroup ? ntiles : t0 + kXGroup;
+    if (k < WRX_DIGITS) {
+        int64_t s = 0;
+#pragma unroll 8
+        for (size_t t = t0; t < t1; t++) s += xa[t].d[k];
+        xg[g].d[k] = s;
+    } else if (k == WRX_DIGITS) {
+        uint32_t f = 0;
+#pragma unroll 8
+        for (size_t t = t0; t < t1; t++) f |= xa[t].flags;
+        xg[g].flags = (f & WRX_FLAGS) | WRX_MAGIC;
+        xg[g].load = (uint32_t)(t1 - t0) + 1;
+    }
+}
+
+/* 2b: xg[0..ngroups) becomes its exclusive prefix from the carry (*carry_in,
+ * or carry0 when that is NULL: both normalised), and *carry_out (if not
+ * NULL; may be carry_in) the carry plus every group, normalised.  One block. */
+__global__ void __launch_bounds__(kXDigitThreads)
+k_xgpre(wrx_acc *__restrict__ xg, size_t ngroups, const wrx_acc *carry_in, const wrx_acc carry0, wrx_acc *carry_out)
+{
+    __shared__ wrx_acc tot;
+    const wrx_acc *c = carry_in ? carry_in : &carry0;
+    const unsigned k = threadIdx.x;
+    if (k < WRX_DIGITS) {
+        int64_t run = c->d[k];
+        for (size_t g = 0; g < ngroups; g++) {
+            const int64_t v = xg[g].d[k];
+            xg[g].d[k] = run;
+            run += v;
+        }
+        tot.d[k] = run;
+    } else if (k == WRX_DIGITS) {
+        uint32_t f = c->flags & WRX_FLAGS, load = 1;   /* the carry: normalised */
+        for (size_t g = 0; g < ngroups; g++) {
+            const uint32_t vf = xg[g].flags, vl = xg[g].load;
+            xg[g].flags = f | WRX_MAGIC;
+            xg[g].load = load + 1;
+            f |= vf & WRX_FLAGS;
+            load += vl;
+        }
+        tot.flags = f | WRX_MAGIC;
+        tot.load = load + 1;
+    }
+    __syncthreads();                           /* every read of carry_in is done */
+    if (carry_out == nullptr) return;          /* (a kernel parameter: uniform) */
+    if (k == 0) acc_normalize(&tot);
+    __syncthreads();
+    for (unsigned q = k; q < WRX_DIGITS; q += kXDigitThreads) carry_out->d[q] = tot.d[q];
+    if (k == 0) {
+        carry_out->flags = tot.flags;
+        carry_out->load = tot.load;
+    }
+}
+
+/* 2c: each tile's sum xa[t] becomes its exclusive prefix: its group's (xg)
+ * plus the group's tiles before it (a block a group). */
+__global__ void __launch_bounds__(kXDigitThreads)
+k_xtpre(wrx_acc *__restrict__ xa, size_t ntiles, const wrx_acc *__restrict__ xg)
+{
+    const unsigned k = threadIdx.x;
+    const size_t g = blockIdx.x, t0 = g * kXGroup, t1 = ntiles - t0 < kXGroup ? ntiles : t0 + kXGroup;
+    if (k < WRX_DIGITS) {
+        int64_t run = xg[g].d[k];
+        for (size_t t = t0; t < t1; t++) {
+            const int64_t v = xa[t].d[k];
+            xa[t].d[k] = run;
+            run += v;
+        }
+    } else if (k == WRX_DIGITS) {
+        uint32_t f = xg[g].flags & WRX_FLAGS, load = xg[g].load;
+        for (size_t t = t0; t < t1; t++) {
+            const uint32_t vf = xa[t].flags;
+            xa[t].flags = f | WRX_MAGIC;
+            xa[t].load = load;
+            f |= vf & WRX_FLAGS;
+            load += 1;                         /* each tile's sum: normalised */
+        }
+    }
+}
+
+/* The slow parts of struct wrx_scan, out of line. */
+__device__ __noinline__ void xs_init(struct wrx_scan *s, const wrx_acc *prefix, int is_double)
+{
+    wrx_scan_init(s, prefix, is_double);
+}
+__device__ __noinline__ uint64_t xs_bits_slow(struct wrx_scan *s) { return wrx_scan_bits_slow(s); }
+__device__ __noinline__ void xs_add_slow(struct wrx_scan *s, double x) { wrx_scan_add_slow(s, x); }
+
+/* Scan x[0..m) in place (shared memory) with s, as cpu_exact.c's SCAN_PIECE:
+ * the pair (h, l) in registers, s's slow paths when the pair cannot verify
+ * or r is not zero. */
+template <typename T>
+__device__ __forceinline__ void xscan_run(T *x, unsigned m, struct wrx_scan *s, bool excl)
+{
+    constexpr int D = sizeof(T) == 8;
+    double h = s->h, l = s->l;
+    bool front = s->mode == WRX_SCAN_FRONT, quick = front && s->rb == 0;
+#define XS_RELOAD()                                                                                  \
+    do {                                                                                             \
+        h = s->h;                                                                                    \
+        l = s->l;                                                                                    \
+        front = s->mode == WRX_SCAN_FRONT;                                                           \
+        quick = front && s->rb == 0;                                                                 \
+    } while (0)
+    for (unsigned i = 0; i < m; i++) {
+        const double xi = (double)x[i];
+        uint64_t before = 0, bits;
+        if (excl) {
+            if (quick) {
+                before = wrx_pair_round_bits(h, l, D);
+            } else {
+                s->h = h;
+                s->l = l;
+                before = xs_bits_slow(s);
+                XS_RELOAD();
+            }
+        }
+        if (!(front && wrx_pair_add(&h, &l, xi))) {
+            s->h = h;
+            s->l = l;
+            xs_add_slow(s, xi);
+            XS_RELOAD();
+        }
+        if (excl) {
+            bits = before;
+        } else if (quick) {
+            bits = wrx_pair_round_bits(h, l, D);
+        } else {
+            s->h = h;
+            s->l = l;
+            bits = xs_bits_slow(s);
+            XS_RELOAD();
+        }
+        x[i] = from_bits<T>(bits);
+    }
+#undef XS_RELOAD
+    s->h = h;
+    s->l = l;
+}
+
+/* 3: a thread per tile (tile t of n elements, from its prefix xa[t]); the
+ * block's kXScanThreads tiles staged kXStage elements each per round. */
+template <typename T>
+__global__ void __launch_bounds__(kXScanThreads)
+k_xscan(const T *in, T *out, size_t n, size_t ntiles, const wrx_acc *__restrict__ xa, int excl, done_sig ds,
+        unsigned *__restrict__ dcount)
+{
+    __shared__ T sm[kXScanThreads][kXStage + 1];   /* +1: a thread's row starts in another bank */
+    const size_t tile0 = (size_t)blockIdx.x * kXScanThreads, t = tile0 + threadIdx.x;
+    const bool mine = t < ntiles;
+    struct wrx_scan s;
+    if (mine) xs_init(&s, xa + t, sizeof(T) == 8);
+    /* round r0 of the block's first tile (the longest) empty: all are */
+    for (size_t r0 = 0; r0 < kXTile && tile0 * kXTile + r0 < n; r0 += kXStage) {
+        for (unsigned i = threadIdx.x; i < kXScanThreads * kXStage; i += kXScanThreads) {
+            const size_t gi = (tile0 + i / kXStage) * kXTile + r0 + i % kXStage;
+            if (gi < n) sm[i / kXStage][i % kXStage] = in[gi];
+        }
+        __syncthreads();
+        if (mine) {
+            const size_t b = t * kXTile + r0;   /* this round's first element of the tile */
+            const unsigned m = b >= n ? 0u : n - b < kXStage ? (unsigned)(n - b) : kXStage;
+            xscan_run<T>(&sm[threadIdx.x][0], m, &s, excl != 0);
+            /* the exclusive output before the first element of everything: +0 */
+            if (excl && r0 == 0 && s.empty) sm[threadIdx.x][0] = T(0);
+        }
+        __syncthreads();
+        for (unsigned i = threadIdx.x; i < kXScanThreads * kXStage; i += kXScanThreads) {
+            const size_t gi = (tile0 + i / kXStage) * kXTile + r0 + i % kXStage;
+            if (gi < n) out[gi] = sm[i / kXStage][i % kXStage];
+        }
+        __syncthreads();                       /* sm is reused */
+    }
+    grid_done(ds, dcount);
+}
+
+struct xscan_fn {
+    template <typename T>
+    static wr_status run(strand &L, const void *in, void *out, size_t n, int excl, const wrx_acc *carry_in,
+                         const wrx_acc &carry0, wrx_acc *carry_out, done_sig ds, char *err)
+    {
+        static std::atomic<int> per_sm{0};
+        if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k_xtiles<T>));
+        const size_t ntot = (n + kXTile - 1) / kXTile;
+        const size_t most = ntot < kXPassTiles ? ntot : kXPassTiles;
+        WRCUDA_TRY(grow(L, L.xscan, &L.xscan_cap, (most + kXGroup) * kAccBytes, false,
+                        "reproducible scan accumulators", err));
+        wrx_acc *xa = (wrx_acc *)L.xscan, *xg = xa + most;
+        /* passes after the first continue from the carry after the last */
+        wrx_acc *cout = carry_out ? carry_out : (wrx_acc *)exact_carry(L, 0);
+        const size_t cap = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+        const size_t pass = kXPassTiles * kXTile;
+        for (size_t off = 0; off < n; off += pass) {
+            const size_t len = n - off < pass ? n - off : pass;
+            const size_t nt = (len + kXTile - 1) / kXTile, ng = (nt + kXGroup - 1) / kXGroup;
+            const bool last = off + len == n;
+            const T *pin = (const T *)in + off;
+            T *pout = (T *)out + off;
+            size_t blocks = nt < cap ? nt : cap;
+            if (blocks > kMaxGrid) blocks = kMaxGrid;
+            k_xtiles<T><<<(unsigned)blocks, kThreads, 0, L.st>>>(pin, len, nt, xa);
+            WRCUDA_CKLAUNCH("reproducible scan tile kernel launch");
+            k_xgsum<<<(unsigned)ng, kXDigitThreads, 0, L.st>>>(xa, nt, xg);
+            WRCUDA_CKLAUNCH("reproducible scan group kernel launch");
+            k_xgpre<<<1, kXDigitThreads, 0, L.st>>>(xg, ng, off ? cout : carry_in, carry0,
+                                                    last && !carry_out ? nullptr : cout);
+            WRCUDA_CKLAUNCH("reproducible scan prefix kernel launch");
+            k_xtpre<<<(unsigned)ng, kXDigitThreads, 0, L.st>>>(xa, nt, xg);
+            WRCUDA_CKLAUNCH("reproducible scan tile prefix kernel launch");
+            k_xscan<T><<<(unsigned)((nt + kXScanThreads - 1) / kXScanThreads), kXScanThreads, 0, L.st>>>(
+                pin, pout, len, nt, xa, excl, last ? ds : kNoDone, L.ctr + 3);
+            WRCUDA_CKLAUNCH("reproducible scan kernel launch");
+        }
+        return WR_SUCCESS;
+    }
+};
+
 template <class F, typename... A>
 wr_status dispatch_fp(wr_type t, A &&...a)
 {
@@ -560,11 +848,26 @@ wr_status dispatch_fp(wr_type t, A &&...a)
 
 } /* namespace */
 
+wr_status launch_exact_scan(strand &L, const void *in, void *out, size_t n, wr_type t, int exclusive,
+                            const void *carry_in, const wrx_acc &carry0, void *carry_out, done_sig ds, char *err)
+{
+    WRCUDA_TRY(exact_scratch(L, err));
+    return dispatch_fp<xscan_fn>(t, L, in, out, n, exclusive, (const wrx_acc *)carry_in, carry0,
+                                 (wrx_acc *)carry_out, ds, err);
+}
+
 wr_status exact_scratch(strand &L, char *err)
 {
     if (L.xs) return WR_SUCCESS;
     /* zeroed once: the global accumulators are kept zero by their last block */
     return grow(L, L.xs, &L.xs_cap, (n_global(L) + 2) * kAccBytes, true, "exact-sum accumulators", err);
+}
+
+wr_status reserve_exact_scan(strand &L, char *err)
+{
+    /* a whole pass's tile and group accumulators: the most xscan_fn asks for */
+    return grow(L, L.xscan, &L.xscan_cap, (kXPassTiles + kXGroup) * kAccBytes, false,
+                "reproducible scan accumulators", err);
 }
 
 void *exact_carry(strand &L, int i) { return (wrx_acc *)L.xs + i; }

@@ -27,6 +27,9 @@ constexpr size_t kAccBytes = sizeof(wrx_acc);
 /* Make the strand's scratch for exact sums (once; kept zero between calls
  * where the kernels need it). */
 wr_status exact_scratch(strand &L, char *err);
+/* The reproducible scans' accumulators, at their largest (a strand that may
+ * not grow: a stream's). */
+wr_status reserve_exact_scan(strand &L, char *err);
 /* Carry slot i (0 or 1) of the strand's scratch: a device wrx_acc. */
 void *exact_carry(strand &L, int i);
 
@@ -46,6 +49,17 @@ wr_status launch_exact_reduce(strand &L, const void *in, size_t n, wr_type t, co
 wr_status launch_exact_segments(strand &L, const void *in, void *out, size_t nseg, const size_t *off,
                                 size_t off_base, size_t cols, double avg_len, wr_type t,
                                 const void *carry_in, void *carry_out, done_sig ds, char *err);
+
+/* The reproducible inclusive (exclusive == 0) or exclusive scan of in[0..n)
+ * (n >= 1, t WR_FLOAT or WR_DOUBLE) into out (out == in allowed): out[i] is
+ * the exact sum of the prefix before in[0] and of in[0..i] (exclusive:
+ * in[0..i)), rounded once as wr_exact.h's struct wrx_scan rounds it -- the
+ * cpu backend's bits.  The prefix before in[0] is *carry_in (a normalised
+ * device wrx_acc) when that is not NULL, else carry0 (normalised; by value).
+ * With carry_out not NULL (a device wrx_acc, may be carry_in), the prefix
+ * after in[n-1] is written there, normalised. */
+wr_status launch_exact_scan(strand &L, const void *in, void *out, size_t n, wr_type t, int exclusive,
+                            const void *carry_in, const wrx_acc &carry0, void *carry_out, done_sig ds, char *err);
 
 } /* namespace wrcuda */
 

@@ -143,15 +143,21 @@ wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_
                   int exclusive, char *err)
 {
     state *ctx = (state *)s;
-    if (wrx_applies(call->fmode, t, o)) {
-        snprintf(err, WR_ERRLEN, "reproducible float/double SUM scans run on the cpu backend only");
-        return WR_ERR_UNSUPPORTED;
+    const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
+    wrx_acc c0;                                          /* exact: the prefix before in[0], normalised */
+    if (exact && call->carry) {
+        memcpy(&c0, call->carry, sizeof c0);
+        wrx_normalize(&c0);
+    } else {
+        wrx_init(&c0);
     }
     return with_strand(s, dev_ok(call->in) && dev_ok(call->out), err, [&](strand &S) -> wr_status {
         const wr_mem_kind kin = call->in, kout = call->out;
+        if (dev_ok(kin) && dev_ok(kout) && exact)
+            return launch_exact_scan(S, in, out, count, t, exclusive, nullptr, c0, nullptr, arm(S), err);
         if (dev_ok(kin) && dev_ok(kout))
             return launch_scan(S, in, out, count, t, o, exclusive, nullptr, nullptr, arm(S), err);
-        return scan_staged(ctx, S, in, kin, out, kout, count, t, o, exclusive, err);
+        return scan_staged(ctx, S, in, kin, out, kout, count, t, o, exclusive, err, exact ? &c0 : nullptr);
     });
 }
 

@@ -183,9 +183,11 @@ wr_status each_chunk(state *ctx, strand &S, const void *in, wr_mem_kind kin, siz
 }
 
 /* A scan with its input or output (or both) in host memory, chunk by chunk
- * through the staging buffers. */
+ * through the staging buffers.  exact (a reproducible float/double SUM,
+ * exact.cuh): the chunks carry an exact accumulator, starting from *carry0
+ * (a normalised wrx_acc in host memory, read before this returns). */
 wr_status scan_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
-                      size_t count, wr_type t, wr_op o, int exclusive, char *err);
+                      size_t count, wr_type t, wr_op o, int exclusive, char *err, const void *carry0 = nullptr);
 /* reduce_rows (hoff NULL: segment s begins at s * cols) or reduce_segments
  * (hoff: host-readable offsets) with the input or the output in host
  * memory, chunk by chunk through the staging buffers. */

@@ -189,6 +189,7 @@ void strand_destroy(strand *S)
     cudaFree(S->segctr);
     cudaFree(S->doff);
     cudaFree(S->xs);
+    cudaFree(S->xscan);
     cudaFreeHost(host_side(*S).hres);
     for (int b = 0; b < kStagingBufs; b++) {
         cudaFree(S->sdev[b]);
@@ -270,6 +271,7 @@ wr_status stream_strand_create(state *ctx, char *err)
         WRCUDA_TRY(reserve_scan(*S, ctx->scan_reserve, err));
         WRCUDA_TRY(reserve_segments(*S, err));
         WRCUDA_TRY(exact_scratch(*S, err));   /* reproducible float sums (exact.cu) */
+        WRCUDA_TRY(reserve_exact_scan(*S, err));
         /* hres: [0, 8) where the bad word is read back; the flag after the
          * result slot, where a pool strand keeps its done word */
         const unsigned hflags = ctx->can_map ? cudaHostAllocMapped : cudaHostAllocDefault;

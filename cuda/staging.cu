@@ -100,10 +100,11 @@ wr_status stage_in(strand &S, int b, const void *src, size_t bytes, bool pageabl
 }
 
 wr_status scan_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
-                      size_t count, wr_type t, wr_op o, int exclusive, char *err)
+                      size_t count, wr_type t, wr_op o, int exclusive, char *err, const void *carry0)
 {
     const size_t es = wr_backend_type_size(t);
     WRCUDA_TRY(ensure_staging(ctx, S, err));
+    if (carry0) WRCUDA_TRY(exact_scratch(S, err));   /* (exact_carry) */
     const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
     const size_t C = S.sbytes / es;            /* whole tiles: staged == in-place bits */
     pending pend[kStagingBufs] = {};
@@ -121,9 +122,14 @@ wr_status scan_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, vo
             WRCUDA_CK(cudaStreamWaitEvent, (S.st, S.e_out[b], 0));  /* S.sdev[b] copied out */
         }
         void *ddst = out_dev ? (void *)dst : S.sdev[b];
-        /* the running prefix in the carry slots, from one chunk to the next */
-        WRCUDA_TRY(launch_scan(S, dsrc, ddst, len, t, o, exclusive, k ? slot(S, 1 + (int)((k + 1) % 2)) : nullptr,
-                               slot(S, 1 + (int)(k % 2)), kNoDone, err));
+        /* the running prefix in the carry slots, from one chunk to the next;
+         * an exact scan's is a wrx_acc, updated in place in its own slot */
+        if (carry0)
+            WRCUDA_TRY(launch_exact_scan(S, dsrc, ddst, len, t, exclusive, k ? exact_carry(S, 0) : nullptr,
+                                         *(const wrx_acc *)carry0, exact_carry(S, 0), kNoDone, err));
+        else
+            WRCUDA_TRY(launch_scan(S, dsrc, ddst, len, t, o, exclusive, k ? slot(S, 1 + (int)((k + 1) % 2)) : nullptr,
+                                   slot(S, 1 + (int)(k % 2)), kNoDone, err));
         if (out_dev) {
             WRCUDA_CK(cudaEventRecord, (S.e_comp[b], S.st));
         } else {

@@ -334,10 +334,13 @@ static wr_status scan_common(const char *fn, wr_context *ctx, const void *in, vo
         }
         call.aux = WR_MEM_HOST;
     }
-    /* reproducible float scans run on the cpu backend only (the cuda backend
-     * refuses them): AUTO keeps them there when the cpu can reach the buffers */
+    /* reproducible float scans under AUTO: device and managed memory on the
+     * cuda backend; host memory on the cpu, which scans it at memory speed
+     * rather than stream it through the device; and on the cpu wherever it
+     * can reach the buffers when the device backend is not cuda's */
     if (ctx->mode == WR_BACKEND_AUTO && run != &ctx->cpu && wrx_applies(call.fmode, type, op) &&
-        call.in != WR_MEM_DEVICE && call.out != WR_MEM_DEVICE)
+        call.in != WR_MEM_DEVICE && call.out != WR_MEM_DEVICE &&
+        (run != &ctx->cuda || (call.in != WR_MEM_MANAGED && call.out != WR_MEM_MANAGED)))
         run = &ctx->cpu;
     if (count == 0) return end_call(ctx, fn, run, WR_SUCCESS, err);
     return end_call(ctx, fn, run, run->ops->scan(run->state, &call, in, out, count, type, op, exclusive, err), err);

@@ -173,8 +173,9 @@ WR_API wr_status wr_context_synchronize(wr_context *ctx);
  * wr_exact_sum_round below for infinities, NaNs and zeros).  Float and
  * double SUM scans (wr_scan, wr_exscan, and libwarpred_mpi's) write at
  * every output the exact prefix sum rounded once: correctly rounded
- * prefixes, the same bits on every thread count and rank count (on the cpu
- * backend; the cuda backend returns WR_ERR_UNSUPPORTED for them).  Other
+ * prefixes, the same bits on every backend, thread count and rank count
+ * (under WR_BACKEND_AUTO: on the cuda backend for device and managed
+ * buffers, on the cpu for host buffers).  Other
  * types and ops are exact in either mode; float PROD is the same in both.
  * WARPRED_FLOAT_MODE=reproducible|fast in the environment overrides the
  * context's setting. */

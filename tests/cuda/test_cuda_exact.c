@@ -3,8 +3,9 @@
  * every result must be the cpu backend's bits (which tests/exact checks
  * against an exact reference), for reduce, reduce_rows, reduce_segments and
  * wr_reduce_exact, with input and output in device, pinned, pageable and
- * managed memory.  Reproducible scans: refused by the cuda backend, run on
- * the cpu by an AUTO context for host and managed memory (check_scans).
+ * managed memory; and reproducible scans and exscans (run_scans), from no
+ * base and from a wr_exact_sum base, out of place and in place, and where
+ * an AUTO context runs them (check_auto_scans).
  *
  * Host memory goes through a context with 64 KiB staging buffers, so that
  * even modest arrays are many chunks and the exact accumulator carried
@@ -208,48 +209,178 @@ static void run_rows_segments(wr_type t, size_t rows, size_t cols, int random_se
 }
 
 /*
- * Reproducible float scans are not run by the cuda backend: a cuda context
- * refuses them (WR_ERR_UNSUPPORTED, outputs untouched) wherever the
- * buffers are, and an AUTO context runs them on the cpu when the buffers
- * are host or managed memory (the cpu's bits), refusing device memory.
+ * Reproducible scans: every output the cpu's bits, for wr_scan and
+ * wr_exscan in reproducible mode and for wr_scan_exact and wr_exscan_exact
+ * continuing from a base, out of place and in place, on every residency.
+ * The data: tests/exact_scan's adversarial sequences, alone and planted
+ * among cancelling pairs, -0 runs, every exponent, random data, at sizes
+ * around the cuda backend's tiles (2048 elements), warps and staged chunks.
  */
-static void check_scans(wr_context *autox, wr_type t)
+struct scase {
+    int n;
+    double v[6];
+};
+static const struct scase scases[] = {
+    { 4, { 1e30, 1, -1e30, 1 } },
+    { 4, { 1e308, 1, -1e308, -1 } },
+    { 6, { 0x1p100, 0x1p-100, 0x1p50, -0x1p100, 0x1p-60, -0x1p50 } },
+    { 5, { 0x1p-1000, 1e300, 0x1p-30, -1e300, 1 } },
+    { 4, { 1, 0x1p-53, 0x1p-1074, -0x1p-1074 } },
+    { 4, { 1, 0x1p-53, 0x1p-52, 0x1p-53 } },
+    { 4, { 1, 0x1p-24, 0x1p-23, 0x1p-149 } },
+    { 6, { 0x1p-1074, 0x1.8p-1060, -0x1p-1073, 0x1.fffffffffffffp-1023, 0x1p-1074, -0x1p-1022 } },
+    { 5, { 0x1p-149, 0x1.8p-140, -0x1p-148, 0x1.fffffcp-127, 0x1p-149 } },
+    { 4, { 1.7976931348623157e308, 1.7976931348623157e308, -1.7976931348623157e308, -1e308 } },
+    { 4, { 0x1.fffffep127, 0x1.fffffep127, -0x1.fffffep127, 1 } },
+    { 3, { 1.7976931348623157e308, 0x1p970, -0x1p-1074 } },
+    { 6, { -0.0, -0.0, 0.0, -0.0, 1, -1 } },
+    { 4, { 1, INFINITY, 2, -INFINITY } },
+    { 3, { -INFINITY, 1e308, 1e308 } },
+    { 3, { 1, NAN, 2 } },
+};
+
+static unsigned long scan_fails[2][RES_COUNT], scan_runs[2][RES_COUNT];
+static char scan_first[2][RES_COUNT][200];
+
+/* x[0..n) (host) scanned on every residency, both ways, from no base and
+ * from base, out of place and in place: the cpu's bits. */
+static void check_scan(const char *what, const void *x, size_t n, wr_type t, const wr_exact_sum *base)
+{
+    const size_t w = es(t);
+    void *want = malloc(n * w), *got = malloc(n * w);
+    int ex, b, r, inplace;
+    if (!want || !got) bail("out of memory");
+    for (ex = 0; ex < 2; ex++)
+        for (b = 0; b < 2; b++) {
+            wr_status st = b ? (ex ? wr_exscan_exact : wr_scan_exact)(cpu, x, want, n, t, base)
+                             : (ex ? wr_exscan : wr_scan)(cpu, x, want, n, t, WR_SUM);
+            if (st != WR_SUCCESS) bail("cpu scan: %s", wr_context_error(cpu));
+            for (r = 0; r < RES_COUNT; r++)
+                for (inplace = 0; inplace < 2; inplace++) {
+                    wr_context *g = gctx((enum res)r);
+                    const int ti = t == WR_DOUBLE;
+                    void *in = res_alloc((enum res)r, n * w), *out = inplace ? in : res_alloc((enum res)r, n * w);
+                    res_put((enum res)r, in, x, n * w);
+                    if (!inplace) res_poison((enum res)r, out, n * w, 0xA5);
+                    st = b ? (ex ? wr_exscan_exact : wr_scan_exact)(g, in, out, n, t, base)
+                           : (ex ? wr_exscan : wr_scan)(g, in, out, n, t, WR_SUM);
+                    memset(got, 0xA5, n * w);
+                    res_get((enum res)r, got, out, n * w);
+                    scan_runs[ti][r]++;
+                    if (!(st == WR_SUCCESS && memcmp(got, want, n * w) == 0) && scan_fails[ti][r]++ == 0) {
+                        size_t i = 0;
+                        while (i < n && memcmp((char *)got + i * w, (char *)want + i * w, w) == 0) i++;
+                        snprintf(scan_first[ti][r], sizeof scan_first[ti][r],
+                                 "%s, %zu elements, %s%s%s: %s at %zu (%s)", what, n,
+                                 b ? (ex ? "wr_exscan_exact" : "wr_scan_exact") : (ex ? "wr_exscan" : "wr_scan"),
+                                 b ? " from a base" : "", inplace ? ", in place" : "", st ? "failed" : "differs", i,
+                                 st ? wr_context_error(g) : "");
+                    }
+                    if (!inplace) res_free((enum res)r, out);
+                    res_free((enum res)r, in);
+                }
+        }
+    free(want);
+    free(got);
+}
+
+static void run_scans(wr_type t, size_t max_n)
+{
+    static const size_t sizes[] = { 1, 2, 3, 31, 32, 33, 2047, 2048, 2049, 4097, 40009, 262147,
+                                    ((size_t)1 << 20) + 3 };
+    const size_t big = (size_t)1 << 24, most = max_n < big ? max_n : big;
+    const size_t pn = 40009;
+    const double neg0 = -0.0, bases[] = { 1e30, -1e-300, 0x1p-1074, 3.5 };
+    double *x = malloc((most > pn ? most : pn) * 8 + 8);
+    wr_exact_sum base, negz;
+    size_t si, c, i, p;
+    int d;
+    char what[80];
+    if (x == NULL) bail("out of memory");
+    /* a base of four values, one that rounds as -0 (every element -0) */
+    if (wr_exact_sum_init(&base) != WR_SUCCESS || wr_reduce_exact(cpu, bases, 4, WR_DOUBLE, &base) != WR_SUCCESS ||
+        wr_exact_sum_init(&negz) != WR_SUCCESS || wr_reduce_exact(cpu, &neg0, 1, WR_DOUBLE, &negz) != WR_SUCCESS)
+        bail("bases: %s", wr_context_error(cpu));
+    for (c = 0; c < sizeof scases / sizeof scases[0]; c++) {
+        const size_t at[] = { 0, 2045, 2048, pn / 3 - 1, pn / 2, pn - 10 };
+        int special = 0;
+        for (i = 0; i < (size_t)scases[c].n; i++) special |= !isfinite(scases[c].v[i]);
+        for (i = 0; i < (size_t)scases[c].n; i++) put(x, t, i, scases[c].v[i]);
+        snprintf(what, sizeof what, "scan case %zu", c);
+        check_scan(what, x, (size_t)scases[c].n, t, &base);
+        for (i = 0; i + 1 < pn; i += 2) {      /* among pairs of random values that cancel */
+            const double v = ldexp(unit() + 0.5, (int)(rng_next(&seed) % 60) - 30);
+            put(x, t, i, v);
+            put(x, t, i + 1, t == WR_FLOAT ? -(double)(float)v : -v);
+        }
+        put(x, t, pn - 1, 0.25);
+        for (p = 0; p < sizeof at / sizeof at[0]; p++) {   /* at tile ends, and elsewhere */
+            if (special && p != 3) continue;              /* an infinity or NaN rules all after it */
+            for (i = 0; i < (size_t)scases[c].n; i++) put(x, t, at[p] + i, scases[c].v[i]);
+        }
+        snprintf(what, sizeof what, "scan case %zu planted among pairs", c);
+        check_scan(what, x, pn, t, c % 2 ? &negz : &base);
+    }
+    for (i = 0; i < pn; i++) put(x, t, i, -0.0);
+    check_scan("-0 everywhere", x, pn, t, &negz);
+    put(x, t, pn / 2, 0.0);
+    check_scan("-0 everywhere but one +0", x, pn, t, &negz);
+    {
+        const int lo = t == WR_FLOAT ? -149 : -1074, hi = t == WR_FLOAT ? 127 : 1023;
+        for (i = 0; i < pn; i++) {
+            double v = ldexp(1 + unit(), lo + (int)(rng_next(&seed) % (uint64_t)(hi - lo)));
+            put(x, t, i, rng_next(&seed) & 1 ? -v : v);
+        }
+        check_scan("random exponents over the whole range", x, pn, t, &base);
+    }
+    for (si = 0; si <= sizeof sizes / sizeof sizes[0]; si++) {
+        const size_t n = si < sizeof sizes / sizeof sizes[0] ? sizes[si] : big;
+        if (n > max_n) continue;
+        for (d = 0; d < 3; d++) {
+            if (n == big && d != 2) continue;     /* the largest: one kind */
+            for (i = 0; i < n; i++) {
+                double v = unit();
+                if (d == 1) v = 2 * v - 1;
+                if (d == 2) v = ldexp(2 * v - 1, (int)(rng_next(&seed) % 80) - 40);
+                put(x, t, i, v);
+            }
+            snprintf(what, sizeof what, "scan of random data (kind %d)", d);
+            check_scan(what, x, n, t, d == 1 ? &negz : &base);
+        }
+    }
+    free(x);
+}
+
+/* An AUTO context runs reproducible scans of device and managed memory on
+ * the cuda backend, and of host memory on the cpu: the cpu's bits. */
+static void check_auto_scans(wr_context *autox, wr_type t)
 {
     const size_t n = 100003, w = es(t);
-    void *x = malloc(n * w), *want = malloc(n * w), *got = malloc(n * w), *poison = malloc(n * w);
+    void *x = malloc(n * w), *want = malloc(n * w), *got = malloc(n * w);
     size_t i;
     int r, ex;
-    if (!x || !want || !got || !poison) bail("out of memory");
+    if (!x || !want || !got) bail("out of memory");
     for (i = 0; i < n; i++) put(x, t, i, ldexp(2 * unit() - 1, (int)(rng_next(&seed) % 60) - 30));
     put(x, t, 10, 1e30);
     put(x, t, 11, 1);
     put(x, t, 12, -1e30);
-    memset(poison, 0xA5, n * w);
     for (ex = 0; ex < 2; ex++) {
         wr_status (*scan)(wr_context *, const void *, void *, size_t, wr_type, wr_op) = ex ? wr_exscan : wr_scan;
         const char *fn = ex ? "wr_exscan" : "wr_scan";
         if (scan(cpu, x, want, n, t, WR_SUM) != WR_SUCCESS) bail("cpu scan: %s", wr_context_error(cpu));
         for (r = 0; r < RES_COUNT; r++) {
             void *in = res_alloc((enum res)r, n * w), *out = res_alloc((enum res)r, n * w);
+            const int on_gpu = r == RES_DEVICE || r == RES_MANAGED;
             wr_status st;
             res_put((enum res)r, in, x, n * w);
             res_poison((enum res)r, out, n * w, 0xA5);
-            st = scan(gctx((enum res)r), in, out, n, t, WR_SUM);
-            res_get((enum res)r, got, out, n * w);
-            ok(st == WR_ERR_UNSUPPORTED && memcmp(got, poison, n * w) == 0,
-               "reproducible %s %s, %s memory, cuda context: WR_ERR_UNSUPPORTED, out untouched (%s)", fn,
-               t == WR_FLOAT ? "float" : "double", res_name[r], wr_context_error(gctx((enum res)r)));
-            res_poison((enum res)r, out, n * w, 0xA5);
             st = scan(autox, in, out, n, t, WR_SUM);
             res_get((enum res)r, got, out, n * w);
-            if (r == RES_DEVICE)
-                ok(st == WR_ERR_UNSUPPORTED, "reproducible %s %s, device memory, AUTO context: WR_ERR_UNSUPPORTED",
-                   fn, t == WR_FLOAT ? "float" : "double");
-            else
-                ok(st == WR_SUCCESS && memcmp(got, want, n * w) == 0 &&
-                       wr_context_last_backend(autox) == WR_BACKEND_CPU,
-                   "reproducible %s %s, %s memory, AUTO context: on the cpu, the cpu's bits", fn,
-                   t == WR_FLOAT ? "float" : "double", res_name[r]);
+            ok(st == WR_SUCCESS && memcmp(got, want, n * w) == 0 &&
+                   wr_context_last_backend(autox) == (on_gpu ? WR_BACKEND_CUDA : WR_BACKEND_CPU),
+               "reproducible %s %s, %s memory, AUTO context: on the %s, the cpu's bits (%s)", fn,
+               t == WR_FLOAT ? "float" : "double", res_name[r], on_gpu ? "cuda backend" : "cpu",
+               st ? wr_context_error(autox) : "ran");
             res_free((enum res)r, in);
             res_free((enum res)r, out);
         }
@@ -257,7 +388,6 @@ static void check_scans(wr_context *autox, wr_type t)
     free(x);
     free(want);
     free(got);
-    free(poison);
 }
 
 int main(void)
@@ -280,10 +410,18 @@ int main(void)
     if (wr_context_create(&autox, WR_BACKEND_AUTO) != WR_SUCCESS ||
         wr_context_set_float_mode(autox, WR_FLOAT_REPRODUCIBLE) != WR_SUCCESS)
         bail("auto context: %s", wr_context_error(NULL));
-    plan(F_NFN * 2 * RES_COUNT + 2 * 2 * RES_COUNT * 2);
-    check_scans(autox, WR_FLOAT);
-    check_scans(autox, WR_DOUBLE);
+    plan(F_NFN * 2 * RES_COUNT + 2 * RES_COUNT + 2 * 2 * RES_COUNT);
+    check_auto_scans(autox, WR_FLOAT);
+    check_auto_scans(autox, WR_DOUBLE);
     wr_context_destroy(autox);
+    for (ti = 0; ti < 2; ti++) {
+        run_scans(ti ? WR_DOUBLE : WR_FLOAT, max_n);
+        for (r = 0; r < RES_COUNT; r++)
+            if (!ok(scan_fails[ti][r] == 0 && scan_runs[ti][r] > 0,
+                    "reproducible scans %s, %s memory: the cpu's bits (%lu scans)", ti ? "double" : "float",
+                    res_name[r], scan_runs[ti][r]))
+                diag("%lu failed; first: %s", scan_fails[ti][r], scan_first[ti][r]);
+    }
     for (ti = 0; ti < 2; ti++) {
         const wr_type t = ti ? WR_DOUBLE : WR_FLOAT;
         run_adversarial(t);

@@ -588,7 +588,7 @@ static void misc(void)
            wr_scan(omp, xin, xout, 3, WR_FLOAT, WR_SUM) == WR_ERR_UNSUPPORTED &&
            tu_contains(wr_context_error(omp), "cpu backend only") && xout[0] == 7 && xout[1] == 7 && xout[2] == 7 &&
            wr_exscan(omp, xin, xout, 3, WR_FLOAT, WR_SUM) == WR_ERR_UNSUPPORTED && xout[0] == 7,
-           "reproducible float scans: WR_ERR_UNSUPPORTED, output untouched: \"%s\"", wr_context_error(omp));
+           "reproducible float scans: WR_ERR_UNSUPPORTED, output untouched");
         ok(wr_context_set_float_mode(omp, WR_FLOAT_FAST) == WR_SUCCESS &&
            wr_scan(omp, xin, xout, 3, WR_FLOAT, WR_SUM) == WR_SUCCESS, "and in fast mode they run");
     }

@@ -470,10 +470,12 @@ static void check_host_buffers(void)
     cudaGraph_t g = NULL;
     CK(cudaStreamBeginCapture(S1, cudaStreamCaptureModeGlobal));
     st = wr_reduce(gpu, din, &sum, n, WR_INT32, WR_SUM);
+    char why[300];   /* the reason, before the next call on gpu clears it */
+    snprintf(why, sizeof why, "%s", wr_context_error(gpu));
     const wr_status st2 = wr_reduce(gpu, din, dsrc, n, WR_INT32, WR_SUM);
     const cudaError_t e = cudaStreamEndCapture(S1, &g);
-    ok(st == WR_ERR_INVALID_ARG && strstr(wr_context_error(gpu), "captured") != NULL,
-       "a call with a host output while the stream is captured: refused (\"%s\")", wr_context_error(gpu));
+    ok(st == WR_ERR_INVALID_ARG && strstr(why, "captured") != NULL,
+       "a call with a host output while the stream is captured: refused (\"%s\")", why);
     ok(st2 == WR_SUCCESS && e == cudaSuccess && g != NULL, "... and the capture goes on: a queued call joins it");
     if (g) CK(cudaGraphDestroy(g));
     (void)cudaGetLastError();

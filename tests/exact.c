@@ -33,29 +33,9 @@ static wr_context *ctx;
 static tu_rng rng;
 static const int thread_counts[] = { 1, 2, 3, 7 };
 
-static size_t es(wr_type t) { return t == WR_FLOAT ? 4 : 8; }
-
 static int same_bits(const void *a, const void *b, wr_type t)
 {
-    return memcmp(a, b, es(t)) == 0;
-}
-
-static const char *show(const void *v, wr_type t, char *buf, size_t len)
-{
-    if (t == WR_FLOAT) {
-        float f;
-        uint32_t b;
-        memcpy(&f, v, 4);
-        memcpy(&b, v, 4);
-        snprintf(buf, len, "%a (0x%08x)", (double)f, (unsigned)b);
-    } else {
-        double d;
-        uint64_t b;
-        memcpy(&d, v, 8);
-        memcpy(&b, v, 8);
-        snprintf(buf, len, "%a (0x%016llx)", d, (unsigned long long)b);
-    }
-    return buf;
+    return memcmp(a, b, tu_size(t)) == 0;
 }
 
 static void set_threads(int n)
@@ -67,15 +47,9 @@ static void set_threads(int n)
 #endif
 }
 
-static void put(void *buf, wr_type t, size_t i, double v)
-{
-    if (t == WR_FLOAT) ((float *)buf)[i] = (float)v;
-    else ((double *)buf)[i] = v;
-}
-
 static void shuffle(void *buf, size_t n, wr_type t)
 {
-    const size_t w = es(t);
+    const size_t w = tu_size(t);
     unsigned char tmp[8];
     size_t i;
     for (i = n; i > 1; i--) {
@@ -102,10 +76,10 @@ static void check_reduce(tu_tally *tl, const char *what, void *x, size_t n, wr_t
         tu_expect(tl, st == WR_SUCCESS, "%s: wr_reduce: %s", what, wr_context_error(ctx));
         if (k == 0) memcpy(first, got, 8);
         else tu_expect(tl, same_bits(got, first, t), "%s: %d threads give %s, 1 thread %s", what,
-                       thread_counts[k], show(got, t, b1, sizeof b1), show(first, t, b2, sizeof b2));
+                       thread_counts[k], tu_fmt_bits(got, t, b1, sizeof b1), tu_fmt_bits(first, t, b2, sizeof b2));
         if (have_ref())
             tu_expect(tl, same_bits(got, ref, t), "%s (%zu %s, %d threads): got %s, exact %s", what, n,
-                      tu_type_name(t), thread_counts[k], show(got, t, b1, sizeof b1), show(ref, t, b2, sizeof b2));
+                      tu_type_name(t), thread_counts[k], tu_fmt_bits(got, t, b1, sizeof b1), tu_fmt_bits(ref, t, b2, sizeof b2));
     }
     set_threads(thread_counts[2]);
     if (permute && n > 1) {
@@ -113,8 +87,8 @@ static void check_reduce(tu_tally *tl, const char *what, void *x, size_t n, wr_t
         memset(got, 0xA5, sizeof got);
         tu_expect(tl, wr_reduce(ctx, x, got, n, t, WR_SUM) == WR_SUCCESS, "%s permuted: %s", what,
                   wr_context_error(ctx));
-        tu_expect(tl, same_bits(got, first, t), "%s permuted: %s, before %s", what, show(got, t, b1, sizeof b1),
-                  show(first, t, b2, sizeof b2));
+        tu_expect(tl, same_bits(got, first, t), "%s permuted: %s, before %s", what, tu_fmt_bits(got, t, b1, sizeof b1),
+                  tu_fmt_bits(first, t, b2, sizeof b2));
     }
 }
 
@@ -174,15 +148,15 @@ static void run_case(tu_tally *tl, const struct xcase *c, wr_type t)
     void *x = tu_xmalloc(n * 8);
     char what[128];
     size_t i;
-    for (i = 0; i < (size_t)c->n; i++) put(x, t, i, c->v[i]);
+    for (i = 0; i < (size_t)c->n; i++) tu_set_f(x, t, i, c->v[i]);
     snprintf(what, sizeof what, "%s (%s)", c->name, tu_type_name(t));
     check_reduce(tl, what, x, (size_t)c->n, t, 1);
-    for (i = 0; i < (size_t)c->n; i++) put(x, t, i, c->v[i]);
+    for (i = 0; i < (size_t)c->n; i++) tu_set_f(x, t, i, c->v[i]);
     for (i = 0; i < pairs; i++) {
         /* random magnitudes over a wide range, both signs */
         double r = ldexp(tu_unit(&rng) + 0.5, (int)tu_below(&rng, 120) - 60);
-        put(x, t, (size_t)c->n + 2 * i, r);
-        put(x, t, (size_t)c->n + 2 * i + 1, -(t == WR_FLOAT ? (double)(float)r : r));
+        tu_set_f(x, t, (size_t)c->n + 2 * i, r);
+        tu_set_f(x, t, (size_t)c->n + 2 * i + 1, -(t == WR_FLOAT ? (double)(float)r : r));
     }
     shuffle(x, n, t);
     snprintf(what, sizeof what, "%s among %zu cancelling pairs (%s)", c->name, pairs, tu_type_name(t));
@@ -202,7 +176,7 @@ static void run_every_exponent(tu_tally *tl, wr_type t)
         for (e = lo; e <= hi; e++) {
             double m = 1 + tu_unit(&rng), v = ldexp(m, e);
             if (tu_rand(&rng) & 1) v = -v;
-            put(x, t, (size_t)(e - lo), v);
+            tu_set_f(x, t, (size_t)(e - lo), v);
         }
         snprintf(what, sizeof what, "every exponent #%d", rep);
         check_reduce(tl, what, x, n, t, 1);
@@ -222,7 +196,7 @@ static void fill(void *x, size_t n, wr_type t, enum dist d)
         double v = tu_unit(&rng);
         if (d == D_SIGNED) v = 2 * v - 1;
         if (d == D_WIDE) v = ldexp(2 * v - 1, (int)tu_below(&rng, 80) - 40);
-        put(x, t, i, v);
+        tu_set_f(x, t, i, v);
     }
 }
 
@@ -238,7 +212,7 @@ static void run_random(tu_tally *tl, wr_type t, size_t max_n)
             diag("random %s data: %zu elements skipped (WR_TEST_MAX_N=%zu)", tu_type_name(t), n, max_n);
             continue;
         }
-        x = tu_xmalloc(n * es(t) + 8);
+        x = tu_xmalloc(n * tu_size(t) + 8);
         for (d = 0; d < D_NDIST; d++) {
             char what[80];
             fill(x, n, t, (enum dist)d);
@@ -255,7 +229,7 @@ static void run_random(tu_tally *tl, wr_type t, size_t max_n)
  * reference and wr_reduce of the row; the bits with each thread count. */
 static void run_rows(tu_tally *tl, wr_type t, size_t rows, size_t cols, enum dist d)
 {
-    const size_t w = es(t), n = rows * cols;
+    const size_t w = tu_size(t), n = rows * cols;
     void *x = tu_xmalloc(n * w + 8), *out = tu_xmalloc(rows * w + 8), *first = tu_xmalloc(rows * w + 8);
     size_t *off = (size_t *)tu_xmalloc((rows + 1) * sizeof *off);
     size_t r, k;
@@ -280,11 +254,11 @@ static void run_rows(tu_tally *tl, wr_type t, size_t rows, size_t cols, enum dis
         const char *row = (const char *)x + r * cols * w;
         tu_expect(tl, wr_reduce(ctx, row, one, cols, t, WR_SUM) == WR_SUCCESS, "reduce of a row");
         tu_expect(tl, same_bits(one, (char *)first + r * w, t), "row %zu of %zu x %zu: %s, its wr_reduce %s", r,
-                  rows, cols, show((char *)first + r * w, t, b1, sizeof b1), show(one, t, b2, sizeof b2));
+                  rows, cols, tu_fmt_bits((char *)first + r * w, t, b1, sizeof b1), tu_fmt_bits(one, t, b2, sizeof b2));
         if (have_ref() && (r < 64 || r % 97 == 0)) {
             ref_sum(row, cols, t, ref);
             tu_expect(tl, same_bits(ref, (char *)first + r * w, t), "row %zu of %zu x %zu: %s, exact %s", r, rows,
-                      cols, show((char *)first + r * w, t, b1, sizeof b1), show(ref, t, b2, sizeof b2));
+                      cols, tu_fmt_bits((char *)first + r * w, t, b1, sizeof b1), tu_fmt_bits(ref, t, b2, sizeof b2));
         }
     }
     free(x);
@@ -297,7 +271,7 @@ static void run_rows(tu_tally *tl, wr_type t, size_t rows, size_t cols, enum dis
  * team), with adversarial elements sprinkled in. */
 static void run_segments(tu_tally *tl, wr_type t)
 {
-    const size_t w = es(t), nseg = 3000, longseg = ((size_t)1 << 20) + 5;
+    const size_t w = tu_size(t), nseg = 3000, longseg = ((size_t)1 << 20) + 5;
     size_t *off = (size_t *)tu_xmalloc((nseg + 1) * sizeof *off), n, s, i, k;
     void *x, *out, *first;
     off[0] = 0;
@@ -313,7 +287,7 @@ static void run_segments(tu_tally *tl, wr_type t)
     fill(x, n, t, D_SIGNED);
     for (i = 0; i < n / 50; i++) {
         static const double special[] = { 1e30, -1e30, 0x1p-140, -0.0, INFINITY, 1e300, -1e300, 0x1p-1070 };
-        put(x, t, (size_t)tu_below(&rng, n), special[tu_below(&rng, 8)]);
+        tu_set_f(x, t, (size_t)tu_below(&rng, n), special[tu_below(&rng, 8)]);
     }
     for (k = 0; k < sizeof thread_counts / sizeof thread_counts[0]; k++) {
         set_threads(thread_counts[k]);
@@ -329,7 +303,7 @@ static void run_segments(tu_tally *tl, wr_type t)
         if (!have_ref()) break;
         ref_sum((const char *)x + off[s] * w, off[s + 1] - off[s], t, ref);
         tu_expect(tl, same_bits(ref, (char *)first + s * w, t), "segment %zu (%zu elements): %s, exact %s", s,
-                  off[s + 1] - off[s], show((char *)first + s * w, t, b1, sizeof b1), show(ref, t, b2, sizeof b2));
+                  off[s + 1] - off[s], tu_fmt_bits((char *)first + s * w, t, b1, sizeof b1), tu_fmt_bits(ref, t, b2, sizeof b2));
     }
     free(x);
     free(out);
@@ -344,15 +318,15 @@ static void run_segments(tu_tally *tl, wr_type t)
  * of wr_reduce in reproducible mode. */
 static void run_pieces(tu_tally *tl, wr_type t)
 {
-    const size_t n = 200003, w = es(t);
+    const size_t n = 200003, w = tu_size(t);
     void *x = tu_xmalloc(n * w);
     unsigned char whole[8], got[8];
     wr_exact_sum parts[16], total;
     size_t cut[17], i;
     int p, order[16];
     fill(x, n, t, D_WIDE);
-    put(x, t, 7, 1e30);
-    put(x, t, 9, -1e30);
+    tu_set_f(x, t, 7, 1e30);
+    tu_set_f(x, t, 9, -1e30);
     tu_expect(tl, wr_reduce(ctx, x, whole, n, t, WR_SUM) == WR_SUCCESS, "whole");
     cut[0] = 0;
     cut[16] = n;

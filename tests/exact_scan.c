@@ -30,8 +30,6 @@ static tu_rng rng;
 static const int thread_counts[] = { 1, 2, 3, 7 };
 #define NTC ((int)(sizeof thread_counts / sizeof thread_counts[0]))
 
-static size_t es(wr_type t) { return t == WR_FLOAT ? 4 : 8; }
-
 static void set_threads(int n)
 {
 #ifdef _OPENMP
@@ -39,30 +37,6 @@ static void set_threads(int n)
 #else
     (void)n;
 #endif
-}
-
-static void put(void *buf, wr_type t, size_t i, double v)
-{
-    if (t == WR_FLOAT) ((float *)buf)[i] = (float)v;
-    else ((double *)buf)[i] = v;
-}
-
-static const char *show(const void *v, wr_type t, char *buf, size_t len)
-{
-    if (t == WR_FLOAT) {
-        float f;
-        uint32_t b;
-        memcpy(&f, v, 4);
-        memcpy(&b, v, 4);
-        snprintf(buf, len, "%a (0x%08x)", (double)f, (unsigned)b);
-    } else {
-        double d;
-        uint64_t b;
-        memcpy(&d, v, 8);
-        memcpy(&b, v, 8);
-        snprintf(buf, len, "%a (0x%016llx)", d, (unsigned long long)b);
-    }
-    return buf;
 }
 
 /* ref[i] = the reference of x[0..i] for i in checked positions (every i
@@ -76,7 +50,7 @@ static void reference(const void *x, size_t n, wr_type t, void *ref, size_t ever
     for (i = 0; i < n; i++) {
         tx_add_f(&a, x, t, i);
         if (i % every_n == 0 || i + 64 >= n || i + 1 == n)
-            tx_result(&a, t, (char *)ref + i * es(t));
+            tx_result(&a, t, (char *)ref + i * tu_size(t));
     }
 }
 
@@ -91,7 +65,7 @@ static size_t first_diff(const void *got, const void *want, size_t n, wr_type t,
                          int ref_only)
 {
     static const unsigned char zero[8];
-    const size_t w = es(t);
+    const size_t w = tu_size(t);
     size_t i;
     for (i = 0; i < n; i++) {
         const void *g = (const char *)got + i * w, *r;
@@ -115,7 +89,7 @@ static size_t first_diff(const void *got, const void *want, size_t n, wr_type t,
  * count: the reference's bits, and the same bits everywhere. */
 static void check_scan(tu_tally *tl, const char *what, const void *x, size_t n, wr_type t, size_t every_n)
 {
-    const size_t w = es(t);
+    const size_t w = tu_size(t);
     void *ref = tu_xmalloc(n * w + 8), *got = tu_xmalloc(n * w + 8), *first[2];
     char b1[64], b2[64];
     int k, ex, inplace;
@@ -140,16 +114,16 @@ static void check_scan(tu_tally *tl, const char *what, const void *x, size_t n, 
                     d = first_diff(got, first[ex], n, t, ex, 1, 0);
                     tu_expect(tl, d == SIZE_MAX, "%s: %s%s with %d threads: out[%zu] = %s, 1 thread %s", what, fn,
                               inplace ? " in place" : "", thread_counts[k], d,
-                              d == SIZE_MAX ? "" : show((char *)got + d * w, t, b1, sizeof b1),
-                              d == SIZE_MAX ? "" : show((char *)first[ex] + d * w, t, b2, sizeof b2));
+                              d == SIZE_MAX ? "" : tu_fmt_bits((char *)got + d * w, t, b1, sizeof b1),
+                              d == SIZE_MAX ? "" : tu_fmt_bits((char *)first[ex] + d * w, t, b2, sizeof b2));
                 }
                 if (have_ref() && k == 0 && !inplace) {
                     d = first_diff(got, ref, n, t, ex, every_n, 1);
                     tu_expect(tl, d == SIZE_MAX, "%s (%zu %s): %s out[%zu] = %s, exact %s", what, n,
                               tu_type_name(t), fn, d,
-                              d == SIZE_MAX ? "" : show((char *)got + d * w, t, b1, sizeof b1),
+                              d == SIZE_MAX ? "" : tu_fmt_bits((char *)got + d * w, t, b1, sizeof b1),
                               d == SIZE_MAX ? ""
-                                            : show((char *)ref + (ex ? d - 1 : d) * w, t, b2, sizeof b2));
+                                            : tu_fmt_bits((char *)ref + (ex ? d - 1 : d) * w, t, b2, sizeof b2));
                 }
             }
     }
@@ -209,26 +183,26 @@ static void run_case(tu_tally *tl, const struct scase *c, wr_type t)
 {
     /* long enough for every thread count to split it; the planted copies
      * land at piece boundaries of 2, 3 and 7 threads and elsewhere */
-    const size_t n = 40009, w = es(t);
+    const size_t n = 40009, w = tu_size(t);
     const size_t at[] = { 0, n / 7 - 2, n / 3 - 1, n / 2 - 3, 2 * n / 3, n - 10 };
     void *x = tu_xmalloc(n * w + 8);
     char what[160];
     size_t i, p;
     int special = 0;
     for (i = 0; i < (size_t)c->n; i++) special |= !isfinite(c->v[i]);
-    for (i = 0; i < (size_t)c->n; i++) put(x, t, i, c->v[i]);
+    for (i = 0; i < (size_t)c->n; i++) tu_set_f(x, t, i, c->v[i]);
     snprintf(what, sizeof what, "%s (%s)", c->name, tu_type_name(t));
     check_scan(tl, what, x, (size_t)c->n, t, 1);
     /* planted among pairs of random values that cancel */
     for (i = 0; i + 1 < n; i += 2) {
         const double r = ldexp(tu_unit(&rng) + 0.5, (int)tu_below(&rng, 60) - 30);
-        put(x, t, i, r);
-        put(x, t, i + 1, -(t == WR_FLOAT ? (double)(float)r : r));
+        tu_set_f(x, t, i, r);
+        tu_set_f(x, t, i + 1, -(t == WR_FLOAT ? (double)(float)r : r));
     }
-    put(x, t, n - 1, 0.25);
+    tu_set_f(x, t, n - 1, 0.25);
     for (p = 0; p < sizeof at / sizeof at[0]; p++) {
         if (special && p != 3) continue;          /* an infinity or NaN rules all that follows */
-        for (i = 0; i < (size_t)c->n; i++) put(x, t, at[p] + i, c->v[i]);
+        for (i = 0; i < (size_t)c->n; i++) tu_set_f(x, t, at[p] + i, c->v[i]);
     }
     snprintf(what, sizeof what, "%s planted in %zu elements (%s)", c->name, n, tu_type_name(t));
     check_scan(tl, what, x, n, t, 1);
@@ -239,11 +213,11 @@ static void run_case(tu_tally *tl, const struct scase *c, wr_type t)
 static void run_zeros(tu_tally *tl, wr_type t)
 {
     const size_t n = 50000;
-    void *x = tu_xmalloc(n * es(t));
+    void *x = tu_xmalloc(n * tu_size(t));
     size_t i;
-    for (i = 0; i < n; i++) put(x, t, i, -0.0);
+    for (i = 0; i < n; i++) tu_set_f(x, t, i, -0.0);
     check_scan(tl, "-0 everywhere", x, n, t, 1);
-    put(x, t, n / 2, 0.0);
+    tu_set_f(x, t, n / 2, 0.0);
     check_scan(tl, "-0 everywhere but one +0", x, n, t, 1);
     free(x);
 }
@@ -258,7 +232,7 @@ static void run_every_exponent(tu_tally *tl, wr_type t)
     for (i = 0; i < n; i++) {
         double v = ldexp(1 + tu_unit(&rng), lo + (int)tu_below(&rng, (uint64_t)(hi - lo)));
         if (tu_rand(&rng) & 1) v = -v;
-        put(x, t, i, v);
+        tu_set_f(x, t, i, v);
     }
     check_scan(tl, "random exponents over the whole range", x, n, t, 1);
     free(x);
@@ -273,14 +247,14 @@ static void run_random(tu_tally *tl, wr_type t)
     int d;
     for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         const size_t n = sizes[si];
-        void *x = tu_xmalloc(n * es(t) + 8);
+        void *x = tu_xmalloc(n * tu_size(t) + 8);
         for (d = 0; d < 3; d++) {
             char what[80];
             for (i = 0; i < n; i++) {
                 double v = tu_unit(&rng);
                 if (d == 1) v = 2 * v - 1;
                 if (d == 2) v = ldexp(2 * v - 1, (int)tu_below(&rng, 80) - 40);
-                put(x, t, i, v);
+                tu_set_f(x, t, i, v);
             }
             snprintf(what, sizeof what, "%s, %zu elements",
                      d == 0 ? "uniform [0,1)" : d == 1 ? "uniform [-1,1)" : "wide range", n);

@@ -278,6 +278,21 @@ static inline int is_nan_bits(uint64_t b, wr_type t)
     return 0;
 }
 
+const char *tu_fmt_bits(const void *elem, wr_type t, char *buf, size_t len)
+{
+    uint64_t b = tu_get_bits(elem, t, 0);
+    if (t == WR_FLOAT) {
+        float f;
+        memcpy(&f, elem, 4);
+        snprintf(buf, len, "%a (0x%08" PRIx64 ")", (double)f, b);
+    } else {
+        double d;
+        memcpy(&d, elem, 8);
+        snprintf(buf, len, "%a (0x%016" PRIx64 ")", d, b);
+    }
+    return buf;
+}
+
 int tu_same(const void *a, const void *b, wr_type t)
 {
     uint64_t x = get_bits(a, t, 0), y = get_bits(b, t, 0);

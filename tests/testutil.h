@@ -64,6 +64,9 @@ long double tu_get_f(const void *buf, wr_type t, size_t i);     /* float types o
 void     tu_set_f(void *buf, wr_type t, size_t i, double v);    /* float types only */
 /* The element's value in readable form (decimal; floats also in %a). */
 const char *tu_fmt(const void *elem, wr_type t, char *buf, size_t len);
+/* A float or double element as C99 hex and its bits, "0x1.8p+1 (0x40400000)":
+ * what a bit-exact check prints. */
+const char *tu_fmt_bits(const void *elem, wr_type t, char *buf, size_t len);
 /* The identity of op for t, written as one element (from DESIGN.md's table). */
 void tu_identity(wr_type t, wr_op op, void *elem);
 /* 1 if two elements are the same bits (any NaN matches any NaN). */

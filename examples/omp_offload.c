@@ -22,7 +22,8 @@
  *    (wr_context_set_stream), and a second interop construct orders later
  *    OpenMP tasks after it; no host thread waits in between;
  *  - otherwise (GCC 12 has no interop construct) a taskwait waits for the
- *    fill first, and the calls complete before they return.
+ *    fill first, and the calls, made after the parallel region that holds
+ *    the task graph, complete before they return.
  * Build with your offloading compiler, e.g.
  *   gcc -fopenmp -foffload=nvptx-none omp_offload.c $(pkg-config --cflags --libs warpred)
  * Exit status 0 when every element is right.
@@ -67,36 +68,47 @@ int main(int argc, char **argv)
     /* the array lives on the device from here on */
 #pragma omp target enter data map(alloc: x[0:n])
 
-    /* fill it there, as a deferred task that later work depends on */
+    /* The task graph lives where OpenMP tasks belong, in one thread of a
+     * parallel region (with GCC 12's libgomp, a nowait target task outside
+     * any parallel region can leave a later parallel region, such as the cpu
+     * backend's, hanging).  First fill the array there, as a deferred task
+     * that later work depends on. */
+#pragma omp parallel
+#pragma omp single
+    {
 #pragma omp target teams distribute parallel for simd nowait depend(out: x[0])
-    for (size_t j = 0; j < n; j++) x[j] = (int64_t)(j % 7) - 2;
+        for (size_t j = 0; j < n; j++) x[j] = (int64_t)(j % 7) - 2;
 
 #if USE_INTEROP
-    {
-        /* a stream that waits for the fill; libwarpred queues on it */
-        omp_interop_t obj = omp_interop_none;
-        int rc = 0;
-        void *stream;
+        {
+            /* a stream that waits for the fill; libwarpred queues on it */
+            omp_interop_t obj = omp_interop_none;
+            int rc = 0;
+            void *stream;
 #pragma omp interop init(targetsync: obj) depend(in: x[0])
-        stream = omp_get_interop_ptr(obj, omp_ipr_targetsync, &rc);
-        if (rc == omp_irc_success && stream != NULL && wr_context_set_stream(ctx, stream) == WR_SUCCESS) {
-            joined = 1;
+            stream = omp_get_interop_ptr(obj, omp_ipr_targetsync, &rc);
+            if (rc == omp_irc_success && stream != NULL && wr_context_set_stream(ctx, stream) == WR_SUCCESS) {
+                joined = 1;
 #pragma omp target data use_device_ptr(x)
-            {
-                st = wr_reduce(ctx, x, &sum, n, WR_INT64, WR_SUM);      /* host output: completes */
-                if (st == WR_SUCCESS) st = wr_scan(ctx, x, x, n, WR_INT64, WR_SUM);   /* queued */
-            }
-            /* later OpenMP tasks on x wait for the stream's work */
+                {
+                    st = wr_reduce(ctx, x, &sum, n, WR_INT64, WR_SUM);      /* host output: completes */
+                    if (st == WR_SUCCESS) st = wr_scan(ctx, x, x, n, WR_INT64, WR_SUM);   /* queued */
+                }
+                /* later OpenMP tasks on x wait for the stream's work */
 #pragma omp interop destroy(obj) depend(inout: x[0])
-            wr_context_set_stream(ctx, NULL);
-        } else {
+                wr_context_set_stream(ctx, NULL);
+            } else {
 #pragma omp interop destroy(obj)
+            }
         }
-    }
 #endif
-    if (!joined) {
-        /* no interop object: wait for the fill, then call */
+        if (!joined) {
+            /* no interop object: wait for the fill */
 #pragma omp taskwait
+        }
+    }   /* end of the parallel region: every task is complete */
+    if (!joined) {
+        /* then call, from outside the region: the cpu backend's threads are free */
 #pragma omp target data use_device_ptr(x)
         {
             st = wr_reduce(ctx, x, &sum, n, WR_INT64, WR_SUM);

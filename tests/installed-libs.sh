@@ -5,13 +5,14 @@
 # CUDA runtime or driver (the cuda plugin links cudart statically and the
 # driver is dlopen()ed); each plugin configure built (PLUGINS, e.g.
 # "warpred_cuda warpred_omptarget") is installed, exports only its ops table
-# and has no text relocations.  Needs nm and readelf (binutils).
+# and has no text relocations.  Needs nm and readelf (binutils, which the
+# toolchain that built the library comes with): without them it fails.
 libdir=$1 plugindir=$2 plugins=$3
 NM=${NM:-nm} READELF=${READELF:-readelf}
 for t in "$NM" "$READELF"; do
     if ! command -v "$t" >/dev/null 2>&1; then
-        echo "  CHECK    installed libraries: skipped ($t not found)"
-        exit 0
+        echo "installed-libs: $t not found (binutils)" >&2
+        exit 1
     fi
 done
 fail=0

@@ -227,6 +227,7 @@ wr_status scan_block_launch(strand &S, const void *in, void *out, size_t n, size
                             const void *carry_in, void *carry_out, done_sig ds, char *err)
 {
     typedef scan_block_agent<O, T, P> A;
+    typedef typename A::C C;
     auto kp = k_scan_block<O, T, P>;
     static std::atomic<int> per_sm{0};
     if (per_sm.load(std::memory_order_relaxed) == 0) {
@@ -234,8 +235,26 @@ wr_status scan_block_launch(strand &S, const void *in, void *out, size_t n, size
         WRCUDA_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, A::threads, 0));
         per_sm.store(nb > 0 ? nb : 1);
     }
-    const scan_args<O, T> a = scan_launch_args<O, T>(S, in, out, n, tiles, exclusive, vec_ok, carry_in, carry_out, ds);
-    kp<<<scan_grid(S, per_sm.load(std::memory_order_relaxed), tiles), A::threads, 0, S.st>>>(a, S.ctr + 1);
+    /* resident blocks are enough (tiles are drawn, not assigned); at most
+     * 65536, as scan_launcher's tickets assume */
+    size_t grid = (size_t)(S.sms > 0 ? S.sms : 1) * (size_t)per_sm.load(std::memory_order_relaxed);
+    if (S.scan_blocks && S.scan_blocks < grid) grid = S.scan_blocks;
+    if (grid > tiles) grid = tiles;
+    if (grid > 0x10000u) grid = 0x10000u;
+    scan_args<O, T> a;
+    a.in = (const T *)in;
+    a.out = (T *)out;
+    a.n = n;
+    a.tiles = tiles;
+    a.exclusive = exclusive;
+    a.vec_ok = vec_ok;
+    a.epoch = epoch_word(S);
+    a.d = (tdesc *)S.sblk;
+    a.carry_in = (const C *)carry_in;
+    a.carry_out = (C *)carry_out;
+    a.ds = ds;
+    a.dcount = S.ctr + 3;
+    kp<<<(unsigned)grid, A::threads, 0, S.st>>>(a, S.ctr + 1);  /* tickets [1], blocks done [2] */
     WRCUDA_CKLAUNCH("scan kernel launch");
     return WR_SUCCESS;
 }

@@ -74,45 +74,6 @@ template <wr_op O, typename T> struct scan_args {
     unsigned *dcount;                        /* blocks finished, for grid_done */
 };
 
-/* The arguments of one scan launch over n elements in `tiles` tiles, on S's
- * descriptors and counters: the launch count (epoch_word) and ctr[3], the
- * blocks finished before the done signal.  The kernel's second argument,
- * S.ctr + 1, holds its tickets [1] and its blocks done [2]. */
-template <wr_op O, typename T>
-inline scan_args<O, T> scan_launch_args(strand &S, const void *in, void *out, size_t n, size_t tiles,
-                                        int exclusive, int vec_ok, const void *carry_in, void *carry_out,
-                                        done_sig ds)
-{
-    typedef typename scan_args<O, T>::C C;
-    scan_args<O, T> a;
-    a.in = (const T *)in;
-    a.out = (T *)out;
-    a.n = n;
-    a.tiles = tiles;
-    a.exclusive = exclusive;
-    a.vec_ok = vec_ok;
-    a.epoch = epoch_word(S);
-    a.d = (tdesc *)S.sblk;
-    a.carry_in = (const C *)carry_in;
-    a.carry_out = (C *)carry_out;
-    a.ds = ds;
-    a.dcount = S.ctr + 3;
-    return a;
-}
-
-/* Blocks of a scan launch: the resident ones (tiles are drawn, not
- * assigned; per_sm from the occupancy calculator), at most S.scan_blocks
- * where set, the tile count, and 65536 (the tickets' range: see
- * scan_launcher::one). */
-inline unsigned scan_grid(const strand &S, int per_sm, size_t tiles)
-{
-    size_t grid = (size_t)(S.sms > 0 ? S.sms : 1) * (size_t)(per_sm > 0 ? per_sm : 1);
-    if (S.scan_blocks && S.scan_blocks < grid) grid = S.scan_blocks;
-    if (grid > tiles) grid = tiles;
-    if (grid > 0x10000u) grid = 0x10000u;
-    return (unsigned)grid;
-}
-
 /* What an element's output is, from its thread's base b (in the carry type;
  * hb: there is one) and its prefix x inside the thread.  Float sums carry in
  * double, and (float)(b + (double)x) costs two conversions and a double add
@@ -626,9 +587,24 @@ template <class P, class H> struct scan_launcher {
             WRCUDA_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, A::threads, dyn));
             per_sm.store(nb > 0 ? nb : 1);
         }
-        const scan_args<O, T> a = scan_launch_args<O, T>(S, in, out, n, tiles, exclusive, vec_ok, carry_in,
-                                                         carry_out, ds);
-        kp<<<scan_grid(S, per_sm.load(std::memory_order_relaxed), tiles), A::threads, dyn, S.st>>>(a, S.ctr + 1);
+        size_t grid = (size_t)(S.sms > 0 ? S.sms : 1) * (size_t)per_sm.load(std::memory_order_relaxed);
+        if (S.scan_blocks && S.scan_blocks < grid) grid = S.scan_blocks;
+        if (grid > tiles) grid = tiles;
+        if (grid > 0x10000u) grid = 0x10000u;
+        scan_args<O, T> a;
+        a.in = (const T *)in;
+        a.out = (T *)out;
+        a.n = n;
+        a.tiles = tiles;
+        a.exclusive = exclusive;
+        a.vec_ok = vec_ok;
+        a.epoch = epoch_word(S);
+        a.d = (tdesc *)S.sblk;
+        a.carry_in = (const C *)carry_in;
+        a.carry_out = (C *)carry_out;
+        a.ds = ds;
+        a.dcount = S.ctr + 3;
+        kp<<<(unsigned)grid, A::threads, dyn, S.st>>>(a, S.ctr + 1);  /* tickets [1], blocks done [2] */
         WRCUDA_CKLAUNCH("scan kernel launch");
         return WR_SUCCESS;
     }

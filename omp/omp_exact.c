@@ -90,20 +90,26 @@ static size_t xrow_lanes(size_t cols)
         }                                                                              \
         for (size_t j = 0; j < cnt; j++) wrx_add(acc, (double)x[first + j * stride]);  \
     }                                                                                  \
-    /* the correctly rounded sum of one lane's cnt >= 1 elements */                   \
-    static inline T wro_xone_##sfx(const T *x, size_t first, size_t stride, size_t cnt) \
-    {                                                                                  \
-        double h, l;                                                                   \
-        int bad;                                                                       \
-        wro_xfront_##sfx(x, first, stride, cnt, &h, &l, &bad);                         \
-        if (!bad) return IS_F64 ? (T)wrx_pair_round_f64(h, l) : (T)h;                  \
-        {                                                                              \
-            wrx_acc acc;                                                               \
-            wrx_init(&acc);                                                            \
-            wro_xadd_##sfx(&acc, x, first, stride, cnt, h, l, bad);                    \
-            return IS_F64 ? (T)wrx_round_f64(&acc) : (T)wrx_round_f32(&acc);           \
-        }                                                                              \
-    }                                                                                  \
+    /* the correctly rounded sum of one lane's cnt >= 1 elements when the   */   \
+    /* front end verified every addition (returns 1), else 0: the lane needs */   \
+    /* wro_xacc, which must not run in a simd loop (its accumulator is on   */   \
+    /* the soft stack, which nvptx's SIMT lanes cannot hold) */                    \
+    static inline int wro_xtry_##sfx(const T *x, size_t first, size_t stride, size_t cnt, T *res) \
+    {                                                                              \
+        double h, l;                                                               \
+        int bad;                                                                   \
+        wro_xfront_##sfx(x, first, stride, cnt, &h, &l, &bad);                     \
+        if (bad) return 0;                                                         \
+        *res = IS_F64 ? (T)wrx_pair_round_f64(h, l) : (T)h;                        \
+        return 1;                                                                  \
+    }                                                                              \
+    static T wro_xacc_##sfx(const T *x, size_t first, size_t stride, size_t cnt)   \
+    {                                                                              \
+        wrx_acc acc;                                                               \
+        wrx_init(&acc);                                                            \
+        for (size_t j = 0; j < cnt; j++) wrx_add(&acc, (double)x[first + j * stride]); \
+        return IS_F64 ? (T)wrx_round_f64(&acc) : (T)wrx_round_f32(&acc);           \
+    }                                                                              \
     /* lanes: rows x RL slots, lane l of row r over r*cols + l + j*RL */              \
     static void wro_xlanes_##sfx(int dev, int par, const T *x, size_t rows, size_t cols, size_t RL, \
                                  double *ph, double *pl, int *pbad)                    \
@@ -124,7 +130,9 @@ static size_t xrow_lanes(size_t cols)
                                   wrx_acc *accs, T *out)                               \
     {                                                                                  \
         const size_t Q = rows * (RL / GL);                                             \
-        WRO_PRAGMA(omp target teams distribute parallel for simd if(parallel: par) device(dev) \
+        /* (no simd: each group's accumulator is on the soft stack, which is   */    \
+        /* the warp's, not a lane's, on nvptx) */                                      \
+        WRO_PRAGMA(omp target teams distribute parallel for if(parallel: par) device(dev) \
                    is_device_ptr(x, ph, pl, pbad, accs, out))                           \
         for (size_t q = 0; q < Q; q++) {                                               \
             const size_t r = q / (RL / GL), g0 = r * RL + q % (RL / GL) * GL;          \
@@ -152,30 +160,55 @@ static size_t xrow_lanes(size_t cols)
             if (res != NULL) *res = IS_F64 ? (T)wrx_round_f64(total) : (T)wrx_round_f32(total); \
         }                                                                              \
     }                                                                                  \
-    /* rows of at most WRO_XROW_LANE columns (cols >= 1): one lane each */            \
-    static void wro_xrow1_##sfx(int dev, int par, const T *x, size_t rows, size_t cols, T *out) \
-    {                                                                                  \
+    /* rows of at most WRO_XROW_LANE columns (cols >= 1): one lane each; a  */    \
+    /* row the front end could not verify is summed again by an accumulator */   \
+    /* outside the simd loop (bad: a flag a row) */                                \
+    static void wro_xrow1_##sfx(int dev, int par, const T *x, size_t rows, size_t cols, T *out, int *bad) \
+    {                                                                              \
+        size_t nbad = 0;                                                           \
         WRO_PRAGMA(omp target teams distribute parallel for simd if(parallel: par) device(dev) \
-                   is_device_ptr(x, out))                                               \
-        for (size_t r = 0; r < rows; r++) out[r] = wro_xone_##sfx(x, r * cols, 1, cols); \
-    }                                                                                  \
-    /* segments up to WRO_SEG_LANE elements, one lane each (empty: +0); flag */      \
-    /* the longer ones, return how many */                                            \
+                   is_device_ptr(x, out, bad) map(tofrom: nbad) reduction(+: nbad)) \
+        for (size_t r = 0; r < rows; r++) {                                        \
+            T v;                                                                   \
+            bad[r] = !wro_xtry_##sfx(x, r * cols, 1, cols, &v);                    \
+            nbad += (size_t)bad[r];                                                \
+            if (!bad[r]) out[r] = v;                                               \
+        }                                                                          \
+        if (nbad == 0) return;                                                     \
+        WRO_PRAGMA(omp target teams distribute parallel for if(parallel: par) device(dev) is_device_ptr(x, out, bad)) \
+        for (size_t r = 0; r < rows; r++)                                          \
+            if (bad[r]) out[r] = wro_xacc_##sfx(x, r * cols, 1, cols);             \
+    }                                                                              \
+    /* segments up to WRO_SEG_LANE elements, one lane each (empty: +0), and  */   \
+    /* an accumulator outside the simd loop for those the front end could   */   \
+    /* not verify (bad); flag the longer ones, return how many */                 \
     static size_t wro_xsshort_##sfx(int dev, int par, const T *x, const size_t *off, size_t nseg, \
-                                    T *out, uint64_t *flag)                            \
-    {                                                                                  \
-        size_t nlong = 0;                                                              \
+                                    T *out, uint64_t *flag, int *bad)              \
+    {                                                                              \
+        size_t nlong = 0, nbad = 0;                                                \
         WRO_PRAGMA(omp target teams distribute parallel for simd if(parallel: par) device(dev) \
-                   is_device_ptr(x, off, out, flag) map(tofrom: nlong) reduction(+: nlong)) \
-        for (size_t s = 0; s < nseg; s++) {                                            \
-            const size_t a = off[s], len = off[s + 1] - a;                             \
-            flag[s] = len > WRO_SEG_LANE;                                              \
-            nlong += len > WRO_SEG_LANE;                                               \
-            if (len == 0) out[s] = 0;                                                  \
-            else if (len <= WRO_SEG_LANE) out[s] = wro_xone_##sfx(x, a, 1, len);       \
-        }                                                                              \
-        return nlong;                                                                  \
-    }                                                                                  \
+                   is_device_ptr(x, off, out, flag, bad) map(tofrom: nlong) reduction(+: nlong)) \
+        for (size_t s = 0; s < nseg; s++) {                                        \
+            const size_t a = off[s], len = off[s + 1] - a;                         \
+            T v = 0;                                                               \
+            flag[s] = len > WRO_SEG_LANE;                                          \
+            nlong += len > WRO_SEG_LANE;                                           \
+            bad[s] = len != 0 && len <= WRO_SEG_LANE && !wro_xtry_##sfx(x, a, 1, len, &v); \
+            if (len <= WRO_SEG_LANE && !bad[s]) out[s] = v;                        \
+        }                                                                          \
+        /* (counted apart: GCC 12 makes two reductions one 16-byte atomic, */     \
+        /* which nvptx lacks) */                                                   \
+        WRO_PRAGMA(omp target teams distribute parallel for simd if(parallel: par) device(dev) \
+                   is_device_ptr(bad) map(tofrom: nbad) reduction(+: nbad))         \
+        for (size_t s = 0; s < nseg; s++) nbad += (size_t)bad[s];                  \
+        if (nbad != 0) {                                                           \
+            WRO_PRAGMA(omp target teams distribute parallel for if(parallel: par) device(dev) \
+                       is_device_ptr(x, off, out, bad))                             \
+            for (size_t s = 0; s < nseg; s++)                                      \
+                if (bad[s]) out[s] = wro_xacc_##sfx(x, off[s], 1, off[s + 1] - off[s]); \
+        }                                                                          \
+        return nlong;                                                              \
+    }                                                                              \
     /* the listed long segments, one team each: WRO_TL lanes, then the team's */    \
     /* first thread merges them */                                                     \
     static void wro_xslong_##sfx(int dev, int par, const T *x, const size_t *off, const size_t *list, \
@@ -355,14 +388,15 @@ wr_status wro_exact_rows(struct wro_state *st, const struct wr_call *call, const
     if (!bo.direct && per > st->staging / es) per = st->staging / es;
     if (per > rows) per = rows;
     need = WRO_SCRATCH_SIZE(bi.direct ? 0 : per * cols * es) + WRO_SCRATCH_SIZE(bo.direct ? 0 : per * es);
-    if (RL > 1) need += 2 * WRO_SCRATCH_SIZE(per * RL * sizeof(double)) + WRO_SCRATCH_SIZE(per * RL * sizeof(int));
+    need += WRO_SCRATCH_SIZE(per * RL * sizeof(int));
+    if (RL > 1) need += 2 * WRO_SCRATCH_SIZE(per * RL * sizeof(double));
     if ((rc = wro_scratch_open(st, &s, need, err)) != WR_SUCCESS) return rc;
     {
         char *istage = bi.direct ? NULL : wro_scratch_take(&s, per * cols * es);
         char *ostage = bo.direct ? NULL : wro_scratch_take(&s, per * es);
         double *ph = RL > 1 ? wro_scratch_take(&s, per * RL * sizeof(double)) : NULL;
         double *pl = RL > 1 ? wro_scratch_take(&s, per * RL * sizeof(double)) : NULL;
-        int *pb = RL > 1 ? wro_scratch_take(&s, per * RL * sizeof(int)) : NULL;
+        int *pb = wro_scratch_take(&s, per * RL * sizeof(int));
         for (r0 = 0; r0 < rows && rc == WR_SUCCESS; r0 += per) {
             const size_t m = rows - r0 < per ? rows - r0 : per;
             const char *x = bi.direct ? bi.p + r0 * cols * es : istage;
@@ -372,9 +406,9 @@ wr_status wro_exact_rows(struct wro_state *st, const struct wr_call *call, const
                 != WR_SUCCESS)
                 break;
             if (RL == 1 && f64) {
-                wro_xrow1_f64(st->dev, par, (const double *)(const void *)x, m, cols, (double *)(void *)y);
+                wro_xrow1_f64(st->dev, par, (const double *)(const void *)x, m, cols, (double *)(void *)y, pb);
             } else if (RL == 1) {
-                wro_xrow1_f32(st->dev, par, (const float *)(const void *)x, m, cols, (float *)(void *)y);
+                wro_xrow1_f32(st->dev, par, (const float *)(const void *)x, m, cols, (float *)(void *)y, pb);
             } else if (f64) {
                 wro_xlanes_f64(st->dev, par, (const double *)(const void *)x, m, cols, RL, ph, pl, pb);
                 wro_xgroups_f64(st->dev, par, (const double *)(const void *)x, m, cols, RL, RL, ph, pl, pb, NULL,
@@ -398,15 +432,17 @@ static wr_status xsegs_core(struct wro_state *st, int par, struct wro_scratch *s
 {
     uint64_t *flag = wro_scratch_take(s, nseg * sizeof(uint64_t));
     size_t *list = wro_scratch_take(s, nseg * sizeof(size_t)), nlong;
+    int *bad = wro_scratch_take(s, nseg * sizeof(int));
     wr_status rc;
-    if (flag == NULL || list == NULL) {
+    if (flag == NULL || list == NULL || bad == NULL) {
         snprintf(err, WR_ERRLEN, "internal error: scratch too small");
         return WR_ERR_NO_MEMORY;
     }
     nlong = t == WR_FLOAT
-                ? wro_xsshort_f32(st->dev, par, (const float *)(const void *)x, off, nseg, (float *)(void *)out, flag)
+                ? wro_xsshort_f32(st->dev, par, (const float *)(const void *)x, off, nseg, (float *)(void *)out, flag,
+                                  bad)
                 : wro_xsshort_f64(st->dev, par, (const double *)(const void *)x, off, nseg, (double *)(void *)out,
-                                  flag);
+                                  flag, bad);
     if (nlong == 0) return WR_SUCCESS;
     if ((rc = wro_scan_dev(st, s, flag, flag, nseg, WR_UINT64, WR_SUM, 1, err)) != WR_SUCCESS) return rc;
 #pragma omp target teams distribute parallel for simd if(parallel: par) device(st->dev) is_device_ptr(off, flag, list)
@@ -421,7 +457,8 @@ static wr_status xsegs_core(struct wro_state *st, int par, struct wro_scratch *s
 
 static size_t xsegs_scratch(size_t nseg)
 {
-    return 2 * WRO_SCRATCH_SIZE(nseg * sizeof(uint64_t)) + wro_scan_scratch(nseg, WR_UINT64);
+    return 2 * WRO_SCRATCH_SIZE(nseg * sizeof(uint64_t)) + WRO_SCRATCH_SIZE(nseg * sizeof(int)) +
+           wro_scan_scratch(nseg, WR_UINT64);
 }
 
 /* Staged: runs of whole segments through the staging buffer; a segment

@@ -11,16 +11,6 @@
 
 #include "omp_internal.h"
 
-/* Full unrolling keeps the accumulators in registers (a loop over a local
- * array would leave them in local memory on the device). */
-#if defined(__GNUC__) && !defined(__clang__)
-#  define WRO_UNROLL _Pragma("GCC unroll 16")
-#elif defined(__clang__)
-#  define WRO_UNROLL _Pragma("unroll")
-#else
-#  define WRO_UNROLL
-#endif
-
 #pragma omp declare target
 
 /* Stored results: float SUM/PROD NaNs become one NaN (WRO_CANON); the
@@ -32,8 +22,8 @@ static inline uint64_t wro_canon_u64(uint64_t v) { return v; }
 
 /*
  * Per (type, op):
- *  - wro_fold: the fold of x[first + i * stride], i < cnt, by WRO_U
- *    accumulators (element i goes to accumulator i % WRO_U), combined by
+ *  - wro_fold: the fold of x[first + i * stride], i < cnt, by WRO_U (8)
+ *    accumulators (element i goes to accumulator i % 8), combined by
  *    halving (a[u] op a[u + h]); the neutral value when cnt == 0;
  *  - wro_push / wro_stack: pairwise combination of a stream of values in
  *    O(log n) space (the binary-counter form of recursive halving, as in
@@ -42,26 +32,37 @@ static inline uint64_t wro_canon_u64(uint64_t v) { return v; }
 #define WRO_DEF_FOLD(sfx, T, E, wsfx, W, op, OE)                                   \
     static inline T wro_fold_##sfx##_##op(const T *x, size_t first, size_t stride, size_t cnt) \
     {                                                                             \
+        /* eight named accumulators, not an array: an array would live on    */  \
+        /* nvptx's soft stack in global memory */                                 \
         const T nz = WRO_NEUTRAL(T, OE, wr_ident_##op##_##sfx());                 \
-        T a[WRO_U];                                                               \
-        size_t i = 0, u;                                                          \
-        WRO_UNROLL                                                                \
-        for (u = 0; u < WRO_U; u++) a[u] = nz;                                    \
-        for (; i + WRO_U <= cnt; i += WRO_U) {                                    \
-            const T *p = x + first + i * stride;                                  \
-            WRO_UNROLL                                                            \
-            for (u = 0; u < WRO_U; u++) a[u] = wr_##op##_##sfx(a[u], p[u * stride]); \
+        T a0 = nz, a1 = nz, a2 = nz, a3 = nz, a4 = nz, a5 = nz, a6 = nz, a7 = nz; \
+        const T *p = x + first;                                                   \
+        size_t i = 0;                                                             \
+        for (; i + WRO_U <= cnt; i += WRO_U, p += WRO_U * stride) {               \
+            a0 = wr_##op##_##sfx(a0, p[0]);                                       \
+            a1 = wr_##op##_##sfx(a1, p[stride]);                                  \
+            a2 = wr_##op##_##sfx(a2, p[2 * stride]);                              \
+            a3 = wr_##op##_##sfx(a3, p[3 * stride]);                              \
+            a4 = wr_##op##_##sfx(a4, p[4 * stride]);                              \
+            a5 = wr_##op##_##sfx(a5, p[5 * stride]);                              \
+            a6 = wr_##op##_##sfx(a6, p[6 * stride]);                              \
+            a7 = wr_##op##_##sfx(a7, p[7 * stride]);                              \
         }                                                                         \
-        WRO_UNROLL                                                                \
-        for (u = 0; u < WRO_U; u++)                                               \
-            if (i + u < cnt) a[u] = wr_##op##_##sfx(a[u], x[first + (i + u) * stride]); \
-        WRO_UNROLL                                                                \
-        for (u = WRO_U / 2; u > 0; u /= 2) {                                      \
-            size_t v;                                                             \
-            WRO_UNROLL                                                            \
-            for (v = 0; v < u; v++) a[v] = wr_##op##_##sfx(a[v], a[v + u]);       \
-        }                                                                         \
-        return a[0];                                                              \
+        if (i + 0 < cnt) a0 = wr_##op##_##sfx(a0, p[0]);                          \
+        if (i + 1 < cnt) a1 = wr_##op##_##sfx(a1, p[stride]);                     \
+        if (i + 2 < cnt) a2 = wr_##op##_##sfx(a2, p[2 * stride]);                 \
+        if (i + 3 < cnt) a3 = wr_##op##_##sfx(a3, p[3 * stride]);                 \
+        if (i + 4 < cnt) a4 = wr_##op##_##sfx(a4, p[4 * stride]);                 \
+        if (i + 5 < cnt) a5 = wr_##op##_##sfx(a5, p[5 * stride]);                 \
+        if (i + 6 < cnt) a6 = wr_##op##_##sfx(a6, p[6 * stride]);                 \
+        /* halving: a[v] op a[v + 4], then a[v] op a[v + 2], then a0 op a1 */     \
+        a0 = wr_##op##_##sfx(a0, a4);                                             \
+        a1 = wr_##op##_##sfx(a1, a5);                                             \
+        a2 = wr_##op##_##sfx(a2, a6);                                             \
+        a3 = wr_##op##_##sfx(a3, a7);                                             \
+        a0 = wr_##op##_##sfx(a0, a2);                                             \
+        a1 = wr_##op##_##sfx(a1, a3);                                             \
+        return wr_##op##_##sfx(a0, a1);                                           \
     }                                                                             \
     static inline void wro_push_##sfx##_##op(T *s, unsigned *top, size_t *count, T v) \
     {                                                                             \

@@ -14,7 +14,7 @@
 #              (on a failure: the same again with GOMP_DEBUG=1, the last
 #              kernel launches kept, and under compute-sanitizer memcheck)
 #   mpi        the MPI tests on 1-4 ranks with device buffers (cuda), and
-#              on 1 and 3 ranks on omptarget contexts with mapped arrays
+#              on 1 and 3 ranks on omptarget contexts (host buffers)
 #   sanitize   compute-sanitizer memcheck, racecheck, synccheck and
 #              initcheck over the GPU test programs, 4 at a time
 # Benchmark steps (never in the default):
@@ -59,6 +59,14 @@ chmod go-w "$here" "$here/plugins" "$here/lib" 2>/dev/null
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # the driver's JIT cache for the omptarget plugin's PTX (GCC emits no machine code)
 export CUDA_CACHE_PATH=${CUDA_CACHE_PATH:-$logs/cuda-cache} CUDA_CACHE_MAXSIZE=${CUDA_CACHE_MAXSIZE:-4294967296}
+
+# the tests that read their build tree find the bundle's copy where it was
+if [ -f "$here/BUILDDIR" ]; then
+    orig=$(cat "$here/BUILDDIR")
+    if [ ! -e "$orig" ] || [ -L "$orig" ]; then
+        mkdir -p "$(dirname "$orig")" && ln -sfn "$here/tree" "$orig"
+    fi
+fi
 
 steps=${*:-info gputests cputests oom cost omptarget mpi sanitize}
 failed=0
@@ -209,7 +217,7 @@ if want mpi; then
             for np in 1 3; do
                 slot 3
                 run_one "mpi-omp $p np$np" 180 "mpi-omp-$p-np$np.log" WARPRED_BACKEND=omptarget \
-                    WR_TEST_MPI_DEVICE=1 sh "$here/mpi-run.sh" "$np" "$here/bin/$p" &
+                    sh "$here/mpi-run.sh" "$np" "$here/bin/$p" &
             done
         fi
     done

@@ -342,9 +342,9 @@ static void check_scan(const char *what, const void *x, size_t n, wr_type t, con
  * other residency (light), planted among pairs (20 tiles, 3-5 staging
  * chunks) the same and, one case in four, every way on the device; random
  * data below, at and past a tile (2048) light on the device and one other,
- * three kinds at 2049 and 40009, 262147 (128 tiles, 32-64 chunks) light
- * everywhere, 2^20 + 3 every way on device and managed memory; 2^24 only
- * with WR_TEST_LARGE.
+ * three kinds at 2049 and 40009, 262147 (128 tiles, 16-32 chunks) light
+ * on device, pageable and managed memory, 2^20 + 3 every way on device and
+ * managed memory; 2^24 only with WR_TEST_LARGE.
  */
 static void run_scans(wr_type t, size_t max_n)
 {
@@ -403,7 +403,7 @@ static void run_scans(wr_type t, size_t max_n)
         const size_t n = si < nsz ? sz[si] : big;
         unsigned full = 0, light = dev | other();
         if (n > max_n || (n == big && !large)) continue;
-        if (n == 262147) light = RM_ALL;
+        if (n == 262147) light = RM_ALL & ~RM(RES_PINNED);   /* (16-32 chunks on pageable memory) */
         if (!large && n == quick[nsz - 1]) {
             full = dev | RM(RES_MANAGED);
             light = 0;

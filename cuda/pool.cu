@@ -258,6 +258,7 @@ wr_status stream_strand_create(state *ctx, char *err)
     S->dev = ctx->dev;
     S->sms = ctx->sms;
     S->scan_blocks = ctx->scan_blocks;
+    S->scan_by_block = ctx->scan_by_block;   /* as the pool's: where the staged kernel cannot run */
     S->queued = true;
     const wr_status st = [&]() -> wr_status {
         WRCUDA_CK(cudaStreamCreateWithFlags, (&S->own, cudaStreamNonBlocking));

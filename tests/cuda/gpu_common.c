@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <cuda_runtime_api.h>
 #include "gpu_common.h"
 #include "tap.h"
@@ -37,6 +38,26 @@ static void crash_report(int sig, siginfo_t *si, void *uc)
     raise(sig);
 }
 
+static struct timespec t_start;
+
+double test_elapsed(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)(t.tv_sec - t_start.tv_sec) + 1e-9 * (double)(t.tv_nsec - t_start.tv_nsec);
+}
+
+static void report_elapsed(void)
+{
+    diag("elapsed %.1f s", test_elapsed());
+}
+
+int test_large(void)
+{
+    const char *v = getenv("WR_TEST_LARGE");
+    return v && strcmp(v, "1") == 0;
+}
+
 void gpu_require(void)
 {
     struct sigaction sa;
@@ -48,7 +69,11 @@ void gpu_require(void)
     int n = 0;
     cudaError_t e = cudaGetDeviceCount(&n);
     const char *req = getenv("WR_TEST_REQUIRE_GPU");
-    if (e == cudaSuccess && n > 0) return;
+    if (e == cudaSuccess && n > 0) {
+        clock_gettime(CLOCK_MONOTONIC, &t_start);
+        atexit(report_elapsed);
+        return;
+    }
     if (req && strcmp(req, "1") == 0)
         bail("WR_TEST_REQUIRE_GPU=1 but no CUDA device: %s",
              e != cudaSuccess ? cudaGetErrorString(e) : "device count is 0");

@@ -32,6 +32,12 @@ void gpu_require(void);
 
 /* Largest element count a test may use: WR_TEST_MAX_N if set, else dflt. */
 size_t test_max_n(size_t dflt);
+/* Whether the full case lists run (WR_TEST_LARGE=1); by default a program
+ * takes seconds, and less than a minute under compute-sanitizer. */
+int test_large(void);
+/* Seconds since gpu_require() found a device.  A program that got past
+ * gpu_require() prints "# elapsed N s" when it exits. */
+double test_elapsed(void);
 
 /* A buffer of bytes in residency r (abort()s on failure: tests only). */
 void *res_alloc(enum res r, size_t bytes);

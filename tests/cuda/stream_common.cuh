@@ -101,6 +101,34 @@ static void copy_on(cudaStream_t st, void *dst, const void *src, size_t bytes)
     CK(cudaGetLastError());
 }
 
+/* Wait for what this thread queued on the legacy default stream (cudaMemset,
+ * cudaMemcpy).  S1 and S2 are non-blocking streams, which never wait for
+ * it, and a cudaMemset of device memory or a cudaMemcpy from pageable host
+ * memory to the device may return before its work is done (the runtime's
+ * "API synchronization behavior"): without this, a call queued on S1 can
+ * run before the data it reads are there, or have its output overwritten
+ * by the poison written before it.  Compute-sanitizer's initcheck, which
+ * slows memsets down, showed that race as results that "differ". */
+static inline void legacy_done(void)
+{
+    CK(cudaStreamSynchronize(cudaStreamLegacy));
+}
+
+/* The first of n floats where got differs from want, as a diagnostic (the
+ * poison 0x5a5a5a5a named: an output never written, or written over). */
+static inline void diag_first_diff(const char *what, const float *want, const float *got, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t a, b;
+        memcpy(&a, want + i, 4);
+        memcpy(&b, got + i, 4);
+        if (a == b) continue;
+        diag("%s: first difference at [%zu] of %zu: %.9g (0x%08x) vs %.9g (0x%08x)%s", what, i, n, (double)want[i],
+             a, (double)got[i], b, b == 0x5a5a5a5au ? ", the poison" : "");
+        return;
+    }
+}
+
 static void *dev_alloc(size_t bytes)
 {
     void *p = NULL;

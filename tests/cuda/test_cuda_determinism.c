@@ -21,7 +21,8 @@
  * warp-specialised kernel).  A digest of each result is printed ("# digest
  * WHAT HEX"), so that runs with plugins built for other architectures can
  * be compared (tools/gpu-check).  (Accuracy against a reference is
- * test_cuda_xval's job; this is only stability.)
+ * test_cuda_xval's job; this is only stability.)  Then float and double
+ * segments and rows the same way (check_segments).
  */
 #include <inttypes.h>
 #include <pthread.h>
@@ -85,6 +86,96 @@ static void fill(void *h, wr_type t, wr_op op, size_t n, uint64_t seed)
             }
         }
     }
+}
+
+/*
+ * Float and double SUM over segments and rows (cuda/segments.cu): a group of
+ * lanes a segment, a block a segment, and, with fewer segments than fill
+ * the device, several blocks a segment whose partials the last block to
+ * arrive folds in their order.  Which block arrives last depends on timing;
+ * the bits must not: every one of REPEATS + 1 runs under the background
+ * load, the runs on the other contexts, and the same call queued on a
+ * stream (k_seg_checked: the mapping chosen on the device, from offsets the
+ * host never read) give the first run's bits.
+ */
+static void check_segments(void *h, void *first, void *again, void *din, void *dout, size_t max_n)
+{
+    static const struct { size_t nseg, avg; } shapes[] = {
+        { 5000, 20 }, { 300, 3000 }, { 40, 50000 }, { 3, 300000 },
+    };
+    static const struct { size_t rows, cols; } rshapes[] = { { 600, 3000 }, { 3, 65537 } };
+    const size_t ns = sizeof shapes / sizeof shapes[0];
+    size_t *hoff = malloc(5001 * sizeof *hoff);
+    size_t *doff = res_alloc(RES_DEVICE, 5001 * sizeof *doff);
+    wr_context *q = NULL;
+    cudaStream_t st = NULL;
+    if (hoff == NULL) bail("out of host memory");
+    if (wr_context_create(&q, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
+    if (cudaStreamCreateWithFlags(&st, cudaStreamNonBlocking) != cudaSuccess || wr_context_set_stream(q, st) != WR_SUCCESS)
+        bail("a context on a stream: %s", wr_context_error(q));
+    for (int ti = 0; ti < 2; ti++)
+        for (size_t k = 0; k < ns + sizeof rshapes / sizeof rshapes[0]; k++) {
+            const wr_type t = ti ? WR_DOUBLE : WR_FLOAT;
+            const size_t es = wr_type_size(t);
+            const int rows = k >= ns;
+            size_t nseg, n;
+            uint64_t s = 500 + 10 * k + (uint64_t)ti;
+            char what[96];
+            if (rows) {
+                nseg = rshapes[k - ns].rows;
+                n = nseg * rshapes[k - ns].cols;
+                snprintf(what, sizeof what, "wr_reduce_rows %s SUM %zu x %zu", type_name[t], nseg, rshapes[k - ns].cols);
+            } else {
+                nseg = shapes[k].nseg;
+                hoff[0] = 0;
+                for (size_t i = 0; i < nseg; i++) hoff[i + 1] = hoff[i] + rng_next(&s) % (2 * shapes[k].avg + 1);
+                n = hoff[nseg];
+                snprintf(what, sizeof what, "wr_reduce_segments %s SUM, %zu segments of ~%zu", type_name[t], nseg,
+                         shapes[k].avg);
+            }
+            if (n > max_n) continue;
+            fill(h, t, WR_SUM, n, s);
+            res_put(RES_DEVICE, din, h, n * es);
+            if (!rows) res_put(RES_DEVICE, doff, hoff, (nseg + 1) * sizeof *hoff);
+            int good = 1, run;
+            const char *who = "a repeated run";
+            for (run = 0; run < (int)NFEW + REPEATS + 2 && good; run++) {
+                /* runs 0 .. REPEATS on gpu, then the other contexts, then queued */
+                const int queued = run == (int)NFEW + REPEATS + 1;
+                wr_context *c = run <= REPEATS ? gpu : queued ? q : few[run - REPEATS - 1];
+                wr_status r;
+                if (run > REPEATS) who = queued ? "the call queued on a stream" : few_blocks[run - REPEATS - 1].name;
+                if (queued) {
+                    if (cudaMemsetAsync(dout, 0x5a, nseg * es, st) != cudaSuccess) bail("cudaMemsetAsync failed");
+                } else {
+                    res_poison(RES_DEVICE, dout, nseg * es, 0x5a);
+                }
+                r = rows ? wr_reduce_rows(c, din, dout, nseg, n / nseg, t, WR_SUM)
+                         : wr_reduce_segments(c, din, dout, nseg, doff, t, WR_SUM);
+                if (queued && r == WR_SUCCESS) r = wr_context_synchronize(c);
+                if (r != WR_SUCCESS) {
+                    diag("%s on %s: %s", what, who, wr_context_error(c));
+                    good = 0;
+                    break;
+                }
+                res_get(RES_DEVICE, run ? again : first, dout, nseg * es);
+                if (run && memcmp(first, again, nseg * es) != 0) good = 0;
+                if (run == 0) diag("digest %s %016" PRIx64, what, digest(first, nseg * es));
+            }
+            if (!good) {
+                size_t i = 0;
+                char a[48], b[48];
+                while (i + 1 < nseg && !memcmp((char *)first + i * es, (char *)again + i * es, es)) i++;
+                diag("%s: %s differs first at [%zu]: %s vs %s", what, who, i, elem_str(t, first, i, a, sizeof a),
+                     elem_str(t, again, i, b, sizeof b));
+            }
+            ok(good, "%s: %d runs under load, the other contexts and a queued call give the same bits", what,
+               REPEATS + 1);
+        }
+    wr_context_destroy(q);
+    if (cudaStreamDestroy(st) != cudaSuccess) bail("cudaStreamDestroy failed");
+    res_free(RES_DEVICE, doff);
+    free(hoff);
 }
 
 int main(void)
@@ -177,6 +268,7 @@ int main(void)
                        "in-place run give the same bits", what, REPEATS + 1);
                 }
     }
+    check_segments(h, first, again, din, dout, max_n);
     stop_bg = 1;
     pthread_join(th, NULL);
     res_free(RES_DEVICE, din);

@@ -12,8 +12,18 @@
  * from chunk to chunk (and segments cut by a chunk's end) is exercised;
  * device and managed memory through a default context.  Data: adversarial
  * cases among cancelling pairs, every exponent, random data of the issue's
- * sizes (2^26 capped by WR_TEST_MAX_N), rows of 1 to 70000 columns,
- * segments with empty and long ones and special values sprinkled in.
+ * sizes, rows of 1 to 70000 columns, segments with empty and long ones and
+ * special values sprinkled in.
+ *
+ * Sizes.  By default every case runs on the device, and on every residency
+ * or on one host-side residency in turn (other()); the scans of most cases
+ * in two of their eight variants there (check_scan); random data up to
+ * 2^20 + 3 elements, host memory only up to a few dozen staging chunks: a
+ * thousand-odd calls, seconds on a GPU and within a minute under
+ * compute-sanitizer.  WR_TEST_LARGE=1 runs every case everywhere, every
+ * variant, with random data up to 2^26 (2^24 for scans): many minutes.
+ * WR_TEST_MAX_N caps the random sizes either way.  The time each part took
+ * is printed at the end.
  */
 #include <math.h>
 #include <stdio.h>
@@ -26,6 +36,19 @@
 
 static wr_context *cpu, *gpu, *gpu_small;
 static uint64_t seed = 12345;
+static int large;                 /* WR_TEST_LARGE=1: the full case lists */
+
+/* Residencies a check runs on (bit r: residency r). */
+#define RM(r) (1u << (r))
+#define RM_ALL (RM(RES_DEVICE) | RM(RES_PINNED) | RM(RES_PAGEABLE) | RM(RES_MANAGED))
+
+/* By default: one host-side residency (pinned, pageable, managed) in turn,
+ * each call the next; WR_TEST_LARGE: all of them. */
+static unsigned other(void)
+{
+    static unsigned k;
+    return large ? RM_ALL & ~RM(RES_DEVICE) : RM(RES_PINNED + k++ % 3);
+}
 
 static wr_context *gctx(enum res r) { return (r == RES_PINNED || r == RES_PAGEABLE) ? gpu_small : gpu; }
 static size_t es(wr_type t) { return t == WR_FLOAT ? 4 : 8; }
@@ -52,17 +75,22 @@ static void note(enum fn f, wr_type t, enum res r, int good, const char *fmt, co
     if (fails[f][ti][r]++ == 0) snprintf(first[f][ti][r], sizeof first[f][ti][r], fmt, what, n);
 }
 
-/* reduce and wr_reduce_exact of x[0..n) (host) on every residency: the cpu's bits. */
-static void check_reduce(const char *what, const void *x, size_t n, wr_type t)
+/* reduce and wr_reduce_exact of x[0..n) (host) on the residencies of rm:
+ * the cpu's bits. */
+static void check_reduce(const char *what, const void *x, size_t n, wr_type t, unsigned rm)
 {
     const size_t w = es(t);
     unsigned char want[8], got[8];
     int r;
     if (wr_reduce(cpu, x, want, n, t, WR_SUM) != WR_SUCCESS) bail("cpu reduce: %s", wr_context_error(cpu));
+    if (large) rm = RM_ALL;
     for (r = 0; r < RES_COUNT; r++) {
-        void *in = res_alloc((enum res)r, n * w), *out = res_alloc((enum res)r, w);
+        void *in, *out;
         wr_exact_sum s;
         wr_status st;
+        if (!(rm & RM(r))) continue;
+        in = res_alloc((enum res)r, n * w);
+        out = res_alloc((enum res)r, w);
         res_put((enum res)r, in, x, n * w);
         res_poison((enum res)r, out, w, 0xA5);
         st = wr_reduce(gctx((enum res)r), in, out, n, t, WR_SUM);
@@ -97,7 +125,7 @@ static void run_adversarial(wr_type t)
         char what[64];
         for (i = 0; i < 3; i++) put(x, t, i, adversarial[c][i]);
         snprintf(what, sizeof what, "adversarial case %zu", c);
-        check_reduce(what, x, 3, t);
+        check_reduce(what, x, 3, t, RM(RES_DEVICE) | other());
         for (i = 0; i < pairs; i++) {      /* among cancelling pairs, spread out */
             double v = ldexp(unit() + 0.5, (int)(rng_next(&seed) % 100) - 50);
             put(x, t, 3 + i, v);
@@ -112,29 +140,37 @@ static void run_adversarial(wr_type t)
             memcpy((char *)x + j * es(t), a, es(t));
         }
         snprintf(what, sizeof what, "adversarial case %zu among pairs", c);
-        check_reduce(what, x, 3 + 2 * pairs, t);
+        check_reduce(what, x, 3 + 2 * pairs, t, RM(RES_DEVICE));
     }
     {   /* every exponent */
         const int lo = t == WR_FLOAT ? -149 : -1074, hi = t == WR_FLOAT ? 127 : 1023;
         int e;
         for (e = lo; e <= hi; e++) put(x, t, (size_t)(e - lo), (rng_next(&seed) & 1 ? -1 : 1) * ldexp(1 + unit(), e));
-        check_reduce("every exponent", x, (size_t)(hi - lo + 1), t);
+        check_reduce("every exponent", x, (size_t)(hi - lo + 1), t, RM_ALL);
     }
     free(x);
 }
 
 static void run_random(wr_type t, size_t max_n)
 {
-    static const size_t sizes[] = { 0, 1, 2, 31, 4097, ((size_t)1 << 20) + 3, (size_t)1 << 26 };
+    /* by default: the largest on device and managed memory only (2^20
+     * elements are 64-128 chunks of the small staging), 40009 on every
+     * residency, the rest on the device and one other; three kinds of data
+     * at 4097 and 2^20 + 3, one elsewhere */
+    static const size_t sizes[] = { 0, 1, 2, 31, 4097, 40009, ((size_t)1 << 20) + 3, (size_t)1 << 26 };
     size_t si, i;
     int d;
     for (si = 0; si < sizeof sizes / sizeof sizes[0]; si++) {
         const size_t n = sizes[si];
+        const int all_kinds = large || n == 4097 || n == sizes[6];
         void *x;
-        if (n > max_n) continue;
+        if (n > max_n || (!large && n > sizes[6])) continue;
+        if (large && n == 40009) continue;
         x = malloc(n * es(t) + 8);
         if (x == NULL) bail("out of memory");
-        for (d = 0; d < 3; d++) {
+        for (d = all_kinds ? 0 : 2; d < 3; d++) {
+            const unsigned rm = n == 40009 ? RM_ALL : n > 40009 ? RM(RES_DEVICE) | RM(RES_MANAGED)
+                                                                : RM(RES_DEVICE) | other();
             char what[64];
             for (i = 0; i < n; i++) {
                 double v = unit();
@@ -143,15 +179,16 @@ static void run_random(wr_type t, size_t max_n)
                 put(x, t, i, v);
             }
             snprintf(what, sizeof what, "random data (kind %d)", d);
-            check_reduce(what, x, n, t);
+            check_reduce(what, x, n, t, rm);
         }
         free(x);
     }
 }
 
 /* rows x cols, and the same matrix as segments with host or device offsets;
- * plus segments of random lengths with special values. */
-static void run_rows_segments(wr_type t, size_t rows, size_t cols, int random_segments)
+ * plus segments of random lengths with special values; on the residencies
+ * of rm (WR_TEST_LARGE: all). */
+static void run_rows_segments(wr_type t, size_t rows, size_t cols, int random_segments, unsigned rm)
 {
     const size_t w = es(t);
     size_t nseg = rows, n, i, s;
@@ -180,11 +217,16 @@ static void run_rows_segments(wr_type t, size_t rows, size_t cols, int random_se
     if ((random_segments ? wr_reduce_segments(cpu, x, want, nseg, off, t, WR_SUM)
                          : wr_reduce_rows(cpu, x, want, rows, cols, t, WR_SUM)) != WR_SUCCESS)
         bail("cpu rows/segments: %s", wr_context_error(cpu));
+    if (large) rm = RM_ALL;
     for (r = 0; r < RES_COUNT; r++) {
-        void *in = res_alloc((enum res)r, n * w), *out = res_alloc((enum res)r, nseg * w);
-        size_t *doff = res_alloc((enum res)r, (nseg + 1) * sizeof *doff);
+        void *in, *out;
+        size_t *doff;
         char what[80];
         wr_status st;
+        if (!(rm & RM(r))) continue;
+        in = res_alloc((enum res)r, n * w);
+        out = res_alloc((enum res)r, nseg * w);
+        doff = res_alloc((enum res)r, (nseg + 1) * sizeof *doff);
         snprintf(what, sizeof what, "%zu x %zu%s", rows, cols, random_segments ? " random segments" : "");
         res_put((enum res)r, in, x, n * w);
         res_put((enum res)r, doff, off, (nseg + 1) * sizeof *off);
@@ -242,16 +284,24 @@ static const struct scase scases[] = {
 static unsigned long scan_fails[2][RES_COUNT], scan_runs[2][RES_COUNT];
 static char scan_first[2][RES_COUNT][200];
 
-/* x[0..n) (host) scanned on every residency, both ways, from no base and
- * from base, out of place and in place: the cpu's bits. */
-static void check_scan(const char *what, const void *x, size_t n, wr_type t, const wr_exact_sum *base)
+/* x[0..n) (host) scanned, the cpu's bits: on the residencies of `full`
+ * both ways, from no base and from base, out of place and in place; on
+ * those of `light` the inclusive scan from no base out of place and the
+ * exclusive one from base in place.  (WR_TEST_LARGE: everything everywhere.) */
+static void check_scan(const char *what, const void *x, size_t n, wr_type t, const wr_exact_sum *base,
+                       unsigned full, unsigned light)
 {
     const size_t w = es(t);
     void *want = malloc(n * w), *got = malloc(n * w);
     int ex, b, r, inplace;
     if (!want || !got) bail("out of memory");
+    if (large) {
+        full = RM_ALL;
+        light = 0;
+    }
     for (ex = 0; ex < 2; ex++)
         for (b = 0; b < 2; b++) {
+            if (!full && ex != b) continue;
             wr_status st = b ? (ex ? wr_exscan_exact : wr_scan_exact)(cpu, x, want, n, t, base)
                              : (ex ? wr_exscan : wr_scan)(cpu, x, want, n, t, WR_SUM);
             if (st != WR_SUCCESS) bail("cpu scan: %s", wr_context_error(cpu));
@@ -259,7 +309,10 @@ static void check_scan(const char *what, const void *x, size_t n, wr_type t, con
                 for (inplace = 0; inplace < 2; inplace++) {
                     wr_context *g = gctx((enum res)r);
                     const int ti = t == WR_DOUBLE;
-                    void *in = res_alloc((enum res)r, n * w), *out = inplace ? in : res_alloc((enum res)r, n * w);
+                    void *in, *out;
+                    if (!(full & RM(r)) && !((light & RM(r)) && ex == b && inplace == ex)) continue;
+                    in = res_alloc((enum res)r, n * w);
+                    out = inplace ? in : res_alloc((enum res)r, n * w);
                     res_put((enum res)r, in, x, n * w);
                     if (!inplace) res_poison((enum res)r, out, n * w, 0xA5);
                     st = b ? (ex ? wr_exscan_exact : wr_scan_exact)(g, in, out, n, t, base)
@@ -284,10 +337,21 @@ static void check_scan(const char *what, const void *x, size_t n, wr_type t, con
     free(got);
 }
 
+/*
+ * By default the adversarial sequences alone run on the device and one
+ * other residency (light), planted among pairs (20 tiles, 3-5 staging
+ * chunks) the same and, one case in four, every way on the device; random
+ * data below, at and past a tile (2048) light on the device and one other,
+ * three kinds at 2049 and 40009, 262147 (128 tiles, 16-32 chunks) light
+ * on device, pageable and managed memory, 2^20 + 3 every way on device and
+ * managed memory; 2^24 only with WR_TEST_LARGE.
+ */
 static void run_scans(wr_type t, size_t max_n)
 {
     static const size_t sizes[] = { 1, 2, 3, 31, 32, 33, 2047, 2048, 2049, 4097, 40009, 262147,
                                     ((size_t)1 << 20) + 3 };
+    static const size_t quick[] = { 1, 31, 33, 2047, 2048, 2049, 4097, 40009, 262147, ((size_t)1 << 20) + 3 };
+    const unsigned dev = RM(RES_DEVICE);
     const size_t big = (size_t)1 << 24, most = max_n < big ? max_n : big;
     const size_t pn = 40009;
     const double neg0 = -0.0, bases[] = { 1e30, -1e-300, 0x1p-1074, 3.5 };
@@ -307,7 +371,7 @@ static void run_scans(wr_type t, size_t max_n)
         for (i = 0; i < (size_t)scases[c].n; i++) special |= !isfinite(scases[c].v[i]);
         for (i = 0; i < (size_t)scases[c].n; i++) put(x, t, i, scases[c].v[i]);
         snprintf(what, sizeof what, "scan case %zu", c);
-        check_scan(what, x, (size_t)scases[c].n, t, &base);
+        check_scan(what, x, (size_t)scases[c].n, t, &base, 0, dev | other());
         for (i = 0; i + 1 < pn; i += 2) {      /* among pairs of random values that cancel */
             const double v = ldexp(unit() + 0.5, (int)(rng_next(&seed) % 60) - 30);
             put(x, t, i, v);
@@ -319,25 +383,34 @@ static void run_scans(wr_type t, size_t max_n)
             for (i = 0; i < (size_t)scases[c].n; i++) put(x, t, at[p] + i, scases[c].v[i]);
         }
         snprintf(what, sizeof what, "scan case %zu planted among pairs", c);
-        check_scan(what, x, pn, t, c % 2 ? &negz : &base);
+        check_scan(what, x, pn, t, c % 2 ? &negz : &base, c % 4 ? 0 : dev, dev | other());
     }
     for (i = 0; i < pn; i++) put(x, t, i, -0.0);
-    check_scan("-0 everywhere", x, pn, t, &negz);
+    check_scan("-0 everywhere", x, pn, t, &negz, 0, dev | other());
     put(x, t, pn / 2, 0.0);
-    check_scan("-0 everywhere but one +0", x, pn, t, &negz);
+    check_scan("-0 everywhere but one +0", x, pn, t, &negz, 0, dev | other());
     {
         const int lo = t == WR_FLOAT ? -149 : -1074, hi = t == WR_FLOAT ? 127 : 1023;
         for (i = 0; i < pn; i++) {
             double v = ldexp(1 + unit(), lo + (int)(rng_next(&seed) % (uint64_t)(hi - lo)));
             put(x, t, i, rng_next(&seed) & 1 ? -v : v);
         }
-        check_scan("random exponents over the whole range", x, pn, t, &base);
+        check_scan("random exponents over the whole range", x, pn, t, &base, RM_ALL, 0);
     }
-    for (si = 0; si <= sizeof sizes / sizeof sizes[0]; si++) {
-        const size_t n = si < sizeof sizes / sizeof sizes[0] ? sizes[si] : big;
-        if (n > max_n) continue;
+    const size_t *sz = large ? sizes : quick;
+    const size_t nsz = large ? sizeof sizes / sizeof sizes[0] : sizeof quick / sizeof quick[0];
+    for (si = 0; si <= nsz; si++) {
+        const size_t n = si < nsz ? sz[si] : big;
+        unsigned full = 0, light = dev | other();
+        if (n > max_n || (n == big && !large)) continue;
+        if (n == 262147) light = RM_ALL & ~RM(RES_PINNED);   /* (16-32 chunks on pageable memory) */
+        if (!large && n == quick[nsz - 1]) {
+            full = dev | RM(RES_MANAGED);
+            light = 0;
+        }
         for (d = 0; d < 3; d++) {
             if (n == big && d != 2) continue;     /* the largest: one kind */
+            if (!large && d != 2 && n != 2049 && n != 40009) continue;
             for (i = 0; i < n; i++) {
                 double v = unit();
                 if (d == 1) v = 2 * v - 1;
@@ -345,7 +418,7 @@ static void run_scans(wr_type t, size_t max_n)
                 put(x, t, i, v);
             }
             snprintf(what, sizeof what, "scan of random data (kind %d)", d);
-            check_scan(what, x, n, t, d == 1 ? &negz : &base);
+            check_scan(what, x, n, t, d == 1 ? &negz : &base, full, light);
         }
     }
     free(x);
@@ -397,6 +470,7 @@ int main(void)
     int ti, f, r;
     gpu_require();
     max_n = test_max_n((size_t)1 << 26);
+    large = test_large();
     if (wr_context_create(&cpu, WR_BACKEND_CPU) != WR_SUCCESS ||
         wr_context_create(&gpu, WR_BACKEND_CUDA) != WR_SUCCESS)
         bail("contexts: %s", wr_context_error(NULL));
@@ -414,8 +488,12 @@ int main(void)
     check_auto_scans(autox, WR_FLOAT);
     check_auto_scans(autox, WR_DOUBLE);
     wr_context_destroy(autox);
+    diag("%s case lists%s", large ? "the full" : "the default",
+         large ? "" : " (WR_TEST_LARGE=1: every residency, every variant, up to 2^26 elements)");
     for (ti = 0; ti < 2; ti++) {
+        const double t0 = test_elapsed();
         run_scans(ti ? WR_DOUBLE : WR_FLOAT, max_n);
+        diag("scans of %s: %.1f s", ti ? "doubles" : "floats", test_elapsed() - t0);
         for (r = 0; r < RES_COUNT; r++)
             if (!ok(scan_fails[ti][r] == 0 && scan_runs[ti][r] > 0,
                     "reproducible scans %s, %s memory: the cpu's bits (%lu scans)", ti ? "double" : "float",
@@ -424,17 +502,30 @@ int main(void)
     }
     for (ti = 0; ti < 2; ti++) {
         const wr_type t = ti ? WR_DOUBLE : WR_FLOAT;
+        const unsigned dm = RM(RES_DEVICE) | RM(RES_MANAGED);
+        double t0 = test_elapsed();
         run_adversarial(t);
         run_random(t, max_n);
-        run_rows_segments(t, 1000, 1, 0);
-        run_rows_segments(t, 333, 7, 0);
-        run_rows_segments(t, 2000, 32, 0);
-        run_rows_segments(t, 1024, 1024, 0);
-        run_rows_segments(t, 50, 5000, 0);
-        run_rows_segments(t, 6, 70000, 0);
-        if (max_n >= ((size_t)1 << 25)) run_rows_segments(t, 32768, 1024, 0);
-        run_rows_segments(t, 3000, 300, 1);
-        run_rows_segments(t, 40, 30000, 1);
+        diag("reductions of %s: %.1f s", ti ? "doubles" : "floats", test_elapsed() - t0);
+        t0 = test_elapsed();
+        /* rows and segments, each mapping: sizes of a few staging chunks on
+         * every residency, the larger ones (by default) on the device and
+         * managed memory or one other */
+        run_rows_segments(t, 1000, 1, 0, RM_ALL);
+        run_rows_segments(t, 333, 7, 0, RM_ALL);
+        run_rows_segments(t, 2000, 32, 0, RM_ALL);
+        run_rows_segments(t, 1024, 1024, 0, RM(RES_DEVICE));
+        run_rows_segments(t, 50, 5000, 0, dm | RM(RES_PAGEABLE));
+        run_rows_segments(t, large ? 6 : 3, 70000, 0, RM(RES_DEVICE) | other());
+        if (large && max_n >= ((size_t)1 << 25)) run_rows_segments(t, 32768, 1024, 0, RM_ALL);
+        if (large) {
+            run_rows_segments(t, 3000, 300, 1, RM_ALL);
+            run_rows_segments(t, 40, 30000, 1, RM_ALL);
+        } else {
+            run_rows_segments(t, 300, 300, 1, RM_ALL);
+            run_rows_segments(t, 8, 30000, 1, RM(RES_DEVICE) | other());
+        }
+        diag("rows and segments of %s: %.1f s", ti ? "doubles" : "floats", test_elapsed() - t0);
     }
     for (f = 0; f < F_NFN; f++)
         for (ti = 0; ti < 2; ti++)

@@ -10,8 +10,12 @@
  * stale epoch would take the previous replay's tile prefixes for its own.
  * Then calls queued after the replays (the epoch goes on), and scans longer
  * than the stream's reserved descriptors (WARPRED_CUDA_STREAM_SCAN_BYTES):
- * run in pieces, queued and captured, with the bits of the same scan
- * without a stream.
+ * run in pieces, queued and captured (and with the block-per-tile kernel),
+ * with the bits of the same scan without a stream.
+ *
+ * S1 and S2 are non-blocking streams: whatever the host put on the legacy
+ * stream (cudaMemset poison, cudaMemcpy of inputs) is waited for
+ * (legacy_done) or written on S1 itself before a call queued there.
  */
 #include <stdio.h>
 #include <string.h>
@@ -106,6 +110,7 @@ static void check_replays(void)
     /* once eagerly: the kernels' modules are loaded before the capture */
     uint64_t seed = 1000;
     CK(cudaMemcpy(b.seedp, &seed, 8, cudaMemcpyHostToDevice));
+    legacy_done();                        /* the poison, offsets and seed, before S1 reads them */
     ok(sequence(b, S1) == WR_SUCCESS && wr_context_synchronize(gpu) == WR_SUCCESS && check_outputs(b, seed, "eager"),
        "the sequence queued eagerly: the cpu's results (%s)", wr_context_error(gpu));
 
@@ -124,6 +129,7 @@ static void check_replays(void)
         seed = 2000 + 17 * (uint64_t)r;
         for (int k = 0; k < NOUT; k++) CK(cudaMemset(b.out[k], 0x5a, b.bytes[k]));
         CK(cudaMemcpy(b.seedp, &seed, 8, cudaMemcpyHostToDevice));
+        legacy_done();
         cudaStream_t on = r == 2 ? S2 : S1;
         CK(cudaGraphLaunch(x, on));
         CK(cudaStreamSynchronize(on));
@@ -136,6 +142,7 @@ static void check_replays(void)
     /* the same calls eagerly again: the scan's epoch went on in the replays */
     seed = 3000;
     CK(cudaMemcpy(b.seedp, &seed, 8, cudaMemcpyHostToDevice));
+    legacy_done();
     ok(sequence(b, S1) == WR_SUCCESS && wr_context_synchronize(gpu) == WR_SUCCESS &&
        check_outputs(b, seed, "eager after the replays"),
        "queued again after the replays: the cpu's results (%s)", wr_context_error(gpu));
@@ -150,13 +157,19 @@ static void check_replays(void)
 
 /* Scans longer than the reserved descriptors run in pieces: the bits of the
  * scan in one launch (float sums: exact only if the pieces are whole tiles
- * and carry the prefix as the tiles do). */
+ * and carry the prefix as the tiles do).  The same queued on a context
+ * whose scans run the block-per-tile kernel (WARPRED_CUDA_SCAN_KERNEL=block,
+ * as on devices where the staged kernel cannot run): its stream strand
+ * must run that kernel too, with the same bits. */
 static void check_pieces(void)
 {
     const size_t n = (3u << 18) + 11;     /* ~100 tiles of floats; the reserve holds 3 */
-    wr_context *small = NULL, *plain = NULL;
+    wr_context *small = NULL, *plain = NULL, *blk = NULL;
     setenv("WARPRED_CUDA_STREAM_SCAN_BYTES", "65536", 1);
-    const wr_status cs = wr_context_create(&small, WR_BACKEND_CUDA);
+    wr_status cs = wr_context_create(&small, WR_BACKEND_CUDA);
+    setenv("WARPRED_CUDA_SCAN_KERNEL", "block", 1);
+    if (cs == WR_SUCCESS) cs = wr_context_create(&blk, WR_BACKEND_CUDA);
+    unsetenv("WARPRED_CUDA_SCAN_KERNEL");
     unsetenv("WARPRED_CUDA_STREAM_SCAN_BYTES");
     if (cs != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
     if (wr_context_create(&plain, WR_BACKEND_CUDA) != WR_SUCCESS) bail("cuda context: %s", wr_context_error(NULL));
@@ -169,16 +182,21 @@ static void check_pieces(void)
         auto fn = ex ? wr_exscan : wr_scan;
         if (fn(plain, din, dout, n, WR_FLOAT, WR_SUM) != WR_SUCCESS) bail("scan: %s", wr_context_error(plain));
         CK(cudaMemcpy(a, dout, n * 4, cudaMemcpyDeviceToHost));
-        CK(cudaMemset(dout, 0x5a, n * 4));
-        int good = wr_context_set_stream(small, S1) == WR_SUCCESS && fn(small, din, dout, n, WR_FLOAT, WR_SUM) == WR_SUCCESS &&
-                   wr_context_synchronize(small) == WR_SUCCESS;
+        /* the poison on S1, in stream order before the queued call (a
+         * cudaMemset could land after it: legacy_done()) */
+        int good = wr_context_set_stream(small, S1) == WR_SUCCESS;
+        CK(cudaMemsetAsync(dout, 0x5a, n * 4, S1));
+        good = good && fn(small, din, dout, n, WR_FLOAT, WR_SUM) == WR_SUCCESS &&
+               wr_context_synchronize(small) == WR_SUCCESS;
         CK(cudaMemcpy(b, dout, n * 4, cudaMemcpyDeviceToHost));
-        ok(good && memcmp(a, b, n * 4) == 0, "%s of %zu floats queued in pieces: the bits of one launch (%s)",
-           ex ? "wr_exscan" : "wr_scan", n, wr_context_error(small));
+        char what[96];
+        snprintf(what, sizeof what, "%s of %zu floats queued in pieces", ex ? "wr_exscan" : "wr_scan", n);
+        if (good && memcmp(a, b, n * 4) != 0) diag_first_diff(what, a, b, n);
+        ok(good && memcmp(a, b, n * 4) == 0, "%s: the bits of one launch (%s)", what, wr_context_error(small));
         /* the same in a graph, replayed twice */
         cudaGraph_t g = NULL;
         cudaGraphExec_t x = NULL;
-        CK(cudaMemset(dout, 0x5a, n * 4));
+        CK(cudaMemsetAsync(dout, 0x5a, n * 4, S1));
         CK(cudaStreamBeginCapture(S1, cudaStreamCaptureModeGlobal));
         good = fn(small, din, dout, n, WR_FLOAT, WR_SUM) == WR_SUCCESS;
         CK(cudaStreamEndCapture(S1, &g));
@@ -187,13 +205,27 @@ static void check_pieces(void)
             CK(cudaGraphLaunch(x, S1));
             CK(cudaStreamSynchronize(S1));
             CK(cudaMemcpy(b, dout, n * 4, cudaMemcpyDeviceToHost));
-            good &= memcmp(a, b, n * 4) == 0;
-            CK(cudaMemset(dout, 0x5a, n * 4));
+            if (memcmp(a, b, n * 4) != 0) {
+                snprintf(what, sizeof what, "%s of %zu floats, replay %d", ex ? "wr_exscan" : "wr_scan", n, k + 1);
+                diag_first_diff(what, a, b, n);
+                good = 0;
+            }
+            CK(cudaMemsetAsync(dout, 0x5a, n * 4, S1));
         }
         ok(good, "... captured and replayed twice: the same bits");
         CK(cudaGraphExecDestroy(x));
         CK(cudaGraphDestroy(g));
+        /* the block-per-tile kernel, queued in pieces */
+        good = wr_context_set_stream(blk, S1) == WR_SUCCESS && fn(blk, din, dout, n, WR_FLOAT, WR_SUM) == WR_SUCCESS &&
+               wr_context_synchronize(blk) == WR_SUCCESS;
+        CK(cudaMemcpy(b, dout, n * 4, cudaMemcpyDeviceToHost));
+        snprintf(what, sizeof what, "%s of %zu floats, block-per-tile kernel, queued in pieces",
+                 ex ? "wr_exscan" : "wr_scan", n);
+        if (good && memcmp(a, b, n * 4) != 0) diag_first_diff(what, a, b, n);
+        ok(good && memcmp(a, b, n * 4) == 0, "%s: the bits of one launch (%s)", what, wr_context_error(blk));
+        CK(cudaStreamSynchronize(S1));    /* the next scan of `plain` (not on S1) writes dout */
     }
+    wr_context_destroy(blk);
     wr_context_destroy(small);
     wr_context_destroy(plain);
     CK(cudaFree(din));

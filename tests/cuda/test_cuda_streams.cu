@@ -17,6 +17,10 @@
  * stream's work, complete on return, refused during capture without ending
  * it); wr_context_synchronize without a stream; changing streams back and
  * forth; two contexts on two streams at once.
+ *
+ * S1 and S2 are non-blocking streams: whatever the host put on the legacy
+ * stream (cudaMemset poison, cudaMemcpy of inputs) is waited for
+ * (legacy_done) or written on S1 itself before a call queued there.
  */
 #include <stdio.h>
 #include <string.h>
@@ -255,14 +259,19 @@ static void check_segment_bits(void)
             wr_reduce_segments(gpu, din, dout, nseg, (const size_t *)doff, WR_FLOAT, WR_SUM) != WR_SUCCESS)
             bail("segments without a stream: %s", wr_context_error(gpu));
         CK(cudaMemcpy(a, dout, nseg * 4, cudaMemcpyDeviceToHost));
-        CK(cudaMemset(dout, 0x5a, nseg * 4));
-        if (wr_context_set_stream(gpu, S1) != WR_SUCCESS ||
-            wr_reduce_segments(gpu, din, dout, nseg, (const size_t *)doff, WR_FLOAT, WR_SUM) != WR_SUCCESS)
+        if (wr_context_set_stream(gpu, S1) != WR_SUCCESS) bail("set_stream: %s", wr_context_error(gpu));
+        /* the poison in stream order before the queued call (a cudaMemset
+         * on the legacy stream could land after it: legacy_done()) */
+        CK(cudaMemsetAsync(dout, 0x5a, nseg * 4, S1));
+        if (wr_reduce_segments(gpu, din, dout, nseg, (const size_t *)doff, WR_FLOAT, WR_SUM) != WR_SUCCESS)
             bail("queued segments: %s", wr_context_error(gpu));
         CK(cudaStreamSynchronize(S1));
         CK(cudaMemcpy(b, dout, nseg * 4, cudaMemcpyDeviceToHost));
         if (memcmp(a, b, nseg * 4) != 0) {
-            diag("%zu float segments of ~%zu: queued and waited-for results differ", nseg, seg_shapes[k].avg);
+            char what[96];
+            snprintf(what, sizeof what, "%zu float segments of ~%zu: queued and waited-for results differ", nseg,
+                     seg_shapes[k].avg);
+            diag_first_diff(what, a, b, nseg);
             good = 0;
         }
     }
@@ -292,6 +301,7 @@ static void check_reproducible(void)
     if (make_offsets(hoff, nseg, 3000, 98) > n) bail("reproducible: segments past the input");
     CK(cudaMemcpy(din, h, n * 4, cudaMemcpyHostToDevice));
     CK(cudaMemcpy(doff, hoff, sizeof hoff, cudaMemcpyHostToDevice));
+    legacy_done();                      /* the calls below are queued on S1 */
     if (wr_context_set_float_mode(cpu, WR_FLOAT_REPRODUCIBLE) != WR_SUCCESS ||
         wr_context_set_float_mode(gpu, WR_FLOAT_REPRODUCIBLE) != WR_SUCCESS)
         bail("set_float_mode: %s", wr_context_error(gpu));
@@ -348,6 +358,7 @@ static void check_bad_offsets(void)
     hoff[8] = 5;                        /* offsets[8] < offsets[7]: segment 7 decreases */
     hoff[12] = (size_t)1 << 40;         /* far outside in: segment 11 reaches past it, 12 decreases */
     CK(cudaMemcpy(doff, hoff, sizeof hoff, cudaMemcpyHostToDevice));
+    legacy_done();                      /* the offsets are read by work on S1 */
     fill_on(S1, WR_INT32, din, n, NULL, 70);
     CK(cudaMemsetAsync(dres, 0x5a, 8, S1));
     wr_status st = wr_reduce_segments(gpu, din, dout, nseg, doff, WR_INT32, WR_SUM);
@@ -386,6 +397,7 @@ static void check_arg_errors(void)
     size_t *doff = (size_t *)dev_alloc(17 * sizeof(size_t)), hoff[17];
     for (int s = 0; s <= 16; s++) hoff[s] = 8 * (size_t)s;
     CK(cudaMemcpy(doff, hoff, sizeof hoff, cudaMemcpyHostToDevice));
+    legacy_done();
     fill_on(S1, WR_INT32, din, n, NULL, 80);
     CK(cudaMemsetAsync(dout, 0x5a, n * 8, S1));
     CK(cudaStreamSynchronize(S1));

@@ -2,9 +2,8 @@
  * test_cuda_xval.c -- cross-validation of the CUDA backend against the CPU
  * backend and against independent host references.
  *
- * Every public function x type x op x size (the foundation sizes 0, 1, 2, 3,
- * 31 ... 2^20+3) x residency (device, pinned, pageable, managed memory), on a
- * CPU context and a CUDA context:
+ * Every public function x type x op x size x residency (device, pinned,
+ * pageable, managed memory), on a CPU context and a CUDA context:
  *  - "exact" data (wrapping integers, small integer-valued floats, powers of
  *    two for float PROD, any values for MIN/MAX): both backends must give the
  *    reference's bits (a sequential fold with wr_ops.h) and so each other's;
@@ -13,9 +12,9 @@
  *  - offsets in device or managed memory that decrease or overflow: refused
  *    with the least decrease named, the output untouched (checked on the
  *    device), and the context right again with the offsets mended;
- *  - random floats (2^25 and 2^28 elements): within the DESIGN.md bounds of
- *    a long-double reference; a 2^26-element scan of uniform [0,1) floats
- *    within 1e-4 relative of the exact prefix.
+ *  - random floats (2^21 to 2^24 elements; WR_TEST_LARGE: 2^25 and 2^28):
+ *    within the DESIGN.md bounds of a long-double reference; a scan of 2^24
+ *    (2^26) uniform [0,1) floats within 1e-4 relative of the exact prefix.
  * Host buffers go through a second CUDA context with small staging buffers
  * (many chunks even at modest sizes); the big cases through the default one.
  * Scans on device memory also run on a third context whose scans use only 2
@@ -24,7 +23,16 @@
  * does that only past ~1M elements), once from aligned buffers and once
  * from buffers one element past a 16-byte boundary (element-wise copies).
  *
- * WR_TEST_MAX_N caps every size (the sanitizer runs use small ones).
+ * Sizes.  By default (combo_quick) each (type, op) runs its kernels below a
+ * tile and over many tiles (and several blocks a row or segment) on the
+ * device; one op a type runs on every residency too (several staging
+ * chunks), and for four types, every size class (0 to 2^20 + 3, one tile
+ * and one more): some 1100 calls, seconds on a GPU and, we expect, well
+ * within a minute under compute-sanitizer, which slows every launch and
+ * copy down.  WR_TEST_LARGE=1 runs the full sweep (combo_full: every
+ * foundation size 0, 1, 2, 3, 31 ... 2^20 + 3 of every combination on every
+ * residency, the big cases up to 2^28: minutes).  WR_TEST_MAX_N caps every
+ * size either way.  The time each part took is printed at the end.
  */
 #include <math.h>
 #include <stdio.h>
@@ -216,8 +224,16 @@ static const size_t foundation[] = { 0, 1, 2, 3, 31, 32, 33, 63, 64, 65, 255, 25
 #define NFOUND (sizeof foundation / sizeof foundation[0])
 #define LONG_AMONG_SHORT 1007    /* segments of the "one long among short" case */
 
-/* reduce, scan, exscan (and in-place scans) of one array on every residency */
-static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t seed)
+/* Which residencies a case runs on (bit r: residency r), and the extra runs
+ * of a linear case: the scans in place (X_INPLACE), and on the device on 2
+ * resident blocks and unaligned (X_DEVICE). */
+#define RM(r) (1u << (r))
+#define RM_ALL (RM(RES_DEVICE) | RM(RES_PINNED) | RM(RES_PAGEABLE) | RM(RES_MANAGED))
+#define RM_HOST (RM(RES_PINNED) | RM(RES_PAGEABLE) | RM(RES_MANAGED))
+enum { X_INPLACE = 1, X_DEVICE = 2, X_ALL = 3 };
+
+/* reduce, scan, exscan (and the extras) of one array on the residencies of rm */
+static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t seed, unsigned rm, int extras)
 {
     const size_t es = ES(t), bytes = n * es;
     char what[128];
@@ -232,6 +248,7 @@ static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t se
     for (int r = 0; r < RES_COUNT; r++) {
         wr_context *g = gctx((enum res)r);
         char who[64];
+        if (!(rm & RM(r))) continue;
         snprintf(who, sizeof who, "cuda/%s wr_reduce", res_name[r]);
         if (trace) diag("%s %s: in %p, out %p", who, what, rin[r], rout[r]);
         res_put((enum res)r, rin[r], hin, bytes);
@@ -254,6 +271,7 @@ static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t se
         for (int r = 0; r < RES_COUNT; r++) {
             wr_context *g = gctx((enum res)r);
             char who[64];
+            if (!(rm & RM(r))) continue;
             snprintf(who, sizeof who, "cuda/%s %s", res_name[r], fn_name[f]);
             res_put((enum res)r, rin[r], hin, bytes);
             res_poison((enum res)r, rout[r], bytes, 0x5a);
@@ -261,11 +279,13 @@ static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t se
             res_get((enum res)r, hout_g, rout[r], bytes);
             good = good && same_array(who, what, t, href, hout_g, n);
             /* in place: out == in */
-            res_put((enum res)r, rout[r], hin, bytes);
-            good = good && status_ok(who, "in place", g, scan(g, rout[r], rout[r], n, t, op));
-            res_get((enum res)r, hout_g, rout[r], bytes);
-            good = good && same_array(who, "in place", t, href, hout_g, n);
-            if (r == RES_DEVICE) {                 /* on 2 resident blocks */
+            if (extras & X_INPLACE) {
+                res_put((enum res)r, rout[r], hin, bytes);
+                good = good && status_ok(who, "in place", g, scan(g, rout[r], rout[r], n, t, op));
+                res_get((enum res)r, hout_g, rout[r], bytes);
+                good = good && same_array(who, "in place", t, href, hout_g, n);
+            }
+            if (r == RES_DEVICE && (extras & X_DEVICE)) {   /* on 2 resident blocks */
                 res_put((enum res)r, rin[r], hin, bytes);
                 res_poison((enum res)r, rout[r], bytes, 0x5a);
                 good = good && status_ok(who, "2 blocks", gpu_two, scan(gpu_two, rin[r], rout[r], n, t, op));
@@ -286,8 +306,8 @@ static void case_linear(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t se
     }
 }
 
-/* reduce_rows of a rows x cols matrix on every residency */
-static void case_rows(wr_type t, wr_op op, size_t rows, size_t cols, uint64_t seed)
+/* reduce_rows of a rows x cols matrix on the residencies of rm */
+static void case_rows(wr_type t, wr_op op, size_t rows, size_t cols, uint64_t seed, unsigned rm)
 {
     const size_t es = ES(t), n = rows * cols;
     char what[128];
@@ -300,6 +320,7 @@ static void case_rows(wr_type t, wr_op op, size_t rows, size_t cols, uint64_t se
     for (int r = 0; r < RES_COUNT; r++) {
         wr_context *g = gctx((enum res)r);
         char who[64];
+        if (!(rm & RM(r))) continue;
         snprintf(who, sizeof who, "cuda/%s wr_reduce_rows", res_name[r]);
         res_put((enum res)r, rin[r], hin, n * es);
         res_poison((enum res)r, rout[r], rows * es, 0x5a);
@@ -310,9 +331,11 @@ static void case_rows(wr_type t, wr_op op, size_t rows, size_t cols, uint64_t se
     }
 }
 
-/* reduce_segments with offsets off[0..nseg] (host); on the device residency the
- * offsets are in device memory when dev_off, else host memory. */
-static void case_segments(wr_type t, wr_op op, const size_t *off, size_t nseg, uint64_t seed, const char *shape)
+/* reduce_segments with offsets off[0..nseg] (host) on the residencies of rm;
+ * on the device residency with the offsets in device memory and, with
+ * host_too, again with them in host memory. */
+static void case_segments(wr_type t, wr_op op, const size_t *off, size_t nseg, uint64_t seed, const char *shape,
+                          unsigned rm, int host_too)
 {
     const size_t es = ES(t), n = off[nseg];
     char what[160];
@@ -324,7 +347,8 @@ static void case_segments(wr_type t, wr_op op, const size_t *off, size_t nseg, u
                              wr_reduce_segments(cpu, hin, hout_c, nseg, off, t, op)) &&
                    same_array("cpu wr_reduce_segments", what, t, href, hout_c, nseg);
     for (int r = 0; r < RES_COUNT; r++) {
-        for (int host_off = 0; host_off < (r == RES_DEVICE ? 2 : 1); host_off++) {
+        if (!(rm & RM(r))) continue;
+        for (int host_off = 0; host_off < (r == RES_DEVICE && host_too ? 2 : 1); host_off++) {
             wr_context *g = gctx((enum res)r);
             char who[80];
             const size_t *o = off;
@@ -395,7 +419,8 @@ static void case_bad_offsets(enum res r, size_t nseg, size_t p, size_t *hoff, si
        res_name[r], nseg, wrong);
 }
 
-static void case_argext(wr_type t, enum pat pat, size_t n, uint64_t seed)
+/* argmin and argmax of n elements on the residencies of rm */
+static void case_argext(wr_type t, enum pat pat, size_t n, uint64_t seed, unsigned rm)
 {
     const size_t es = ES(t);
     gen(hin, t, WR_MIN, pat, n, seed);
@@ -413,6 +438,7 @@ static void case_argext(wr_type t, enum pat pat, size_t n, uint64_t seed)
         if (!cpu_good) diag("cpu %s %s: index %zu, wanted %zu", name, what, ci, want);
         for (int r = 0; r < RES_COUNT; r++) {
             wr_context *g = gctx((enum res)r);
+            if (!(rm & RM(r))) continue;
             res_put((enum res)r, rin[r], hin, n * es);
             res_poison((enum res)r, ridx[r], sizeof(size_t), 0x5a);
             res_poison((enum res)r, rval[r], 8, 0x5a);
@@ -562,10 +588,10 @@ static void case_big(const struct big *b)
     free(hg);
 }
 
-/* 2^26 uniform [0,1) floats: every scan output within 1e-4 relative of the exact prefix. */
-static void case_scan_accuracy(void)
+/* n (2^26: DESIGN.md) uniform [0,1) floats: every scan output within 1e-4
+ * relative of the exact prefix. */
+static void case_scan_accuracy(size_t n)
 {
-    const size_t n = (size_t)1 << 26;
     float *h = malloc(n * sizeof *h), *g = malloc(n * sizeof *g);
     void *d = res_alloc(RES_DEVICE, n * sizeof *h);
     if (!h || !g) bail("out of host memory");
@@ -574,11 +600,190 @@ static void case_scan_accuracy(void)
     wr_status st = wr_scan(gpu, d, d, n, WR_FLOAT, WR_SUM);
     res_get(RES_DEVICE, g, d, n * sizeof *g);
     ok(status_ok("cuda", "accuracy", gpu, st) &&
-       check_float_scan("cuda wr_scan 2^26 uniform floats", WR_FLOAT, h, n, g, 0, 1e-4),
-       "wr_scan of 2^26 uniform [0,1) floats on cuda: every output within 1e-4 relative of the exact prefix");
+       check_float_scan("cuda wr_scan of uniform floats", WR_FLOAT, h, n, g, 0, 1e-4),
+       "wr_scan of %zu uniform [0,1) floats on cuda: every output within 1e-4 relative of the exact prefix", n);
     res_free(RES_DEVICE, d);
     free(h);
     free(g);
+}
+
+/* ---- the case lists ----------------------------------------------------------------- */
+
+static size_t cap;                 /* elements of the per-residency buffers */
+static size_t *hoff;               /* host offsets: cap + 1 of them, and LONG_AMONG_SHORT + 1 */
+
+/* whether n elements fit the buffers and WR_TEST_MAX_N */
+static int fits(size_t n) { return n <= max_n && n + 64 <= cap; }
+
+static void lin(wr_type t, wr_op op, enum pat pat, size_t n, uint64_t *seed, unsigned rm, int extras)
+{
+    if (fits(n)) case_linear(t, op, pat, n, (*seed)++, rm, extras);
+}
+
+static void rows_of(wr_type t, wr_op op, size_t rows, size_t cols, uint64_t *seed, unsigned rm)
+{
+    if (fits(rows * cols) && rows <= cap) case_rows(t, op, rows, cols, (*seed)++, rm);
+}
+
+/* Segments of random lengths 0 .. 2 len (len 0: 100 empty ones) over about
+ * `total` elements at most (the buffers' size if larger), at most 20000 of
+ * them; the offsets begin at 17 when from17. */
+static void segs_random(wr_type t, wr_op op, size_t len, size_t total, int from17, uint64_t *seed, unsigned rm,
+                        int host_too)
+{
+    uint64_t s = (*seed)++;
+    size_t lim = max_n < cap ? max_n : cap - 64;
+    if (total < lim) lim = total;
+    size_t nseg = len ? lim / (len + 1) : 100;
+    if (nseg > 20000) nseg = 20000;
+    if (nseg == 0) return;
+    hoff[0] = from17 ? 17 : 0;
+    for (size_t i = 0; i < nseg; i++) hoff[i + 1] = hoff[i] + (len ? rng_next(&s) % (2 * len + 1) : 0);
+    if (hoff[nseg] + 64 > cap || hoff[nseg] > max_n) return;
+    char shape[48];
+    snprintf(shape, sizeof shape, "lengths 0..%zu", 2 * len);
+    case_segments(t, op, hoff, nseg, (*seed)++, shape, rm, host_too);
+}
+
+/* 3 empty segments, 500 of 0-6 elements, one of `want`, 500 short, 3 empty */
+static void segs_long_among_short(wr_type t, wr_op op, size_t want, uint64_t *seed, unsigned rm)
+{
+    size_t nseg = 0, pos = 0;
+    uint64_t s = (*seed)++;
+    if (want > max_n / 2) want = max_n / 2;
+    hoff[0] = 0;
+    for (int i = 0; i < 3; i++) hoff[++nseg] = pos;                       /* empty */
+    for (int i = 0; i < 500; i++) { pos += rng_next(&s) % 7; hoff[++nseg] = pos; }
+    pos += want; hoff[++nseg] = pos;                                         /* the long one */
+    for (int i = 0; i < 500; i++) { pos += rng_next(&s) % 7; hoff[++nseg] = pos; }
+    for (int i = 0; i < 3; i++) hoff[++nseg] = pos;
+    if (nseg != LONG_AMONG_SHORT) bail("one long among short: %zu segments", nseg);
+    if (pos + 64 <= cap && pos <= max_n) case_segments(t, op, hoff, nseg, (*seed)++, "one long among short", rm, 1);
+}
+
+/* WR_TEST_LARGE: every foundation size (NaN and -0 patterns on floats),
+ * every row shape and every segment shape, on every residency. */
+static void combo_full(wr_type t, wr_op op, uint64_t seed)
+{
+    for (size_t k = 0; k < NFOUND; k++) {
+        lin(t, op, PAT_EXACT, foundation[k], &seed, RM_ALL, X_ALL);
+        if (IS_FLT(t) && (foundation[k] % 2 == 1 || foundation[k] == 4096)) {
+            lin(t, op, PAT_NAN, foundation[k], &seed, RM_ALL, X_ALL);
+            lin(t, op, PAT_NEGZERO, foundation[k], &seed, RM_ALL, X_ALL);
+        }
+    }
+    /* rows: row lengths for every mapping (group of lanes, warp, block, several blocks) */
+    static const size_t shapes[][2] = {
+        { 5, 0 }, { 1, 1 }, { 3, 1 }, { 7, 3 }, { 1000, 2 }, { 1000, 5 }, { 1000, 32 }, { 511, 33 },
+        { 257, 31 }, { 40, 256 }, { 20, 512 }, { 33, 1024 }, { 20, 1025 }, { 5, 1500 }, { 5, 3000 },
+        { 100, 4097 }, { 3, 65537 }, { 2, 300001 }, { 1, ((size_t)1 << 20) + 3 }, { 65537, 16 }
+    };
+    for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+        rows_of(t, op, shapes[k][0], shapes[k][1], &seed, RM_ALL);
+    /* segments: random lengths around L (0 = all empty), offsets that start
+     * past 0, a long one among short ones */
+    static const size_t lens[] = { 0, 1, 3, 8, 40, 300, 5000, 100000 };
+    for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++)
+        segs_random(t, op, lens[k], SIZE_MAX, k == 2, &seed, RM_ALL, 1);
+    segs_long_among_short(t, op, 300000, &seed, RM_ALL);
+}
+
+/* The op of each type whose calls run on every residency by default, and
+ * whether it also runs every size class (the types of each element size,
+ * integer and float). */
+static const wr_op rep_op[6] = { WR_SUM, WR_MAX, WR_BXOR, WR_PROD, WR_SUM, WR_SUM };
+static const int rep_all[6] = { 1, 0, 0, 1, 1, 1 };
+
+/*
+ * The default: a few calls for each (type, op) on the device, its kernels'
+ * one-block, one-tile and many-tile (several-block) paths; the calls of one
+ * op a type on every residency (many staging chunks, rows and segments cut
+ * by them), and for int32, uint64, float and double every size class too
+ * (rep_op, rep_all).  Sizes are kept small, so that the whole runs in
+ * seconds, also under compute-sanitizer, which slows every launch and copy
+ * down.
+ */
+static void combo_quick(wr_type t, wr_op op, uint64_t seed)
+{
+    const size_t te = 32768 / ES(t), big = ((size_t)1 << 20) + 3;   /* a scan tile's elements; > 2^20 */
+    const unsigned dev = RM(RES_DEVICE);
+    const int rep = op == rep_op[t], all = rep && rep_all[t];
+
+    /* linear: a block's and less than a tile's worth, many tiles */
+    lin(t, op, PAT_EXACT, fits(1025) ? 1025 : 33, &seed, dev, 0);   /* (33: a tiny WR_TEST_MAX_N) */
+    lin(t, op, PAT_EXACT, 65537, &seed, dev, 0);
+    if (IS_FLT(t)) {
+        lin(t, op, PAT_NAN, 4097, &seed, dev, 0);
+        lin(t, op, PAT_NEGZERO, 33, &seed, dev, 0);
+    }
+    if (rep) {
+        /* every residency: nothing at all, and several staging chunks (in
+         * place on pageable memory) */
+        lin(t, op, PAT_EXACT, 0, &seed, RM_ALL, 0);
+        lin(t, op, PAT_EXACT, 65537, &seed, RM(RES_PINNED) | RM(RES_MANAGED), 0);
+        lin(t, op, PAT_EXACT, 65537, &seed, RM(RES_PAGEABLE), X_INPLACE);
+    }
+    if (all) {
+        lin(t, op, PAT_EXACT, 1, &seed, dev, 0);
+        lin(t, op, PAT_EXACT, te, &seed, dev, 0);                         /* one tile */
+        lin(t, op, PAT_EXACT, te + 1, &seed, dev, X_ALL);                 /* a tile and one */
+        lin(t, op, PAT_EXACT, big, &seed, dev, X_ALL);
+    }
+
+    /* rows: a group of lanes on unaligned rows; groups on 16-byte rows, 8
+     * and 2 (4-byte) or 1 (8-byte) rows a batch; a block per row (4-byte),
+     * two (8-byte); several blocks a row */
+    rows_of(t, op, 7, 3, &seed, dev);
+    rows_of(t, op, 300, 32, &seed, dev);
+    rows_of(t, op, 20, 512, &seed, dev);
+    rows_of(t, op, 5, 3000, &seed, dev);
+    rows_of(t, op, 2, 20000, &seed, dev);
+    if (rep && fits(40000)) rows_of(t, op, 2, 20000, &seed, RM_HOST);   /* rows cut by staging chunks */
+    else if (rep) rows_of(t, op, 7, 3, &seed, RM_HOST);                 /* (a small WR_TEST_MAX_N) */
+    if (all) {
+        static const size_t shapes[][2] = {
+            { 5, 0 }, { 1000, 2 }, { 40, 256 }, { 33, 1024 }, { 100, 4097 }, { 3, 65537 }, { 65537, 16 },
+            { 1, ((size_t)1 << 20) + 3 }
+        };
+        for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
+            rows_of(t, op, shapes[k][0], shapes[k][1], &seed, dev);
+    }
+
+    /* segments: groups of lanes (offsets from 17), a block each, several
+     * blocks each (5 segments) */
+    segs_random(t, op, 3, 30000, 1, &seed, dev, 0);
+    segs_random(t, op, 40, 30000, 0, &seed, dev, 0);
+    segs_random(t, op, 5000, 30000, 0, &seed, dev, 0);
+    if (rep && fits(100000)) segs_random(t, op, 300, 100000, 0, &seed, RM_ALL, 1);   /* (host offsets too) */
+    else if (rep) segs_random(t, op, 8, max_n / 2, 0, &seed, RM_ALL, 1);            /* (a small WR_TEST_MAX_N) */
+    if (all) {
+        segs_random(t, op, 0, 0, 0, &seed, dev, 0);                      /* 100 empty segments */
+        segs_random(t, op, 100000, SIZE_MAX, 0, &seed, dev, 0);
+        segs_long_among_short(t, op, 300000, &seed, dev);
+    }
+}
+
+/* argmin and argmax of type t (its number ti) */
+static void argext_cases(wr_type t, int ti, int large)
+{
+    static const size_t quick[] = { 1, 65537 };
+    const enum pat pats[4] = { PAT_EXACT, PAT_TIES, PAT_NAN, PAT_NEGZERO };
+    const int npat = IS_FLT(t) ? 4 : 2;
+    for (int p = 0; p < npat; p++) {
+        const uint64_t base = 7000 + 1000 * (uint64_t)p + 10 * (uint64_t)ti;
+        if (large) {
+            for (size_t k = 0; k < NFOUND; k++)
+                if (fits(foundation[k])) case_argext(t, pats[p], foundation[k], base + k, RM_ALL);
+            continue;
+        }
+        /* on the device; exact data (and NaNs) on the others too */
+        if (p == 0) case_argext(t, pats[p], 0, base + 9, RM(RES_DEVICE));   /* WR_ERR_EMPTY */
+        for (size_t k = 0; k < sizeof quick / sizeof quick[0]; k++)
+            if (fits(quick[k])) case_argext(t, pats[p], quick[k], base + k, RM(RES_DEVICE));
+        const size_t hn = fits(4097) ? 4097 : 33;                            /* (33: a small WR_TEST_MAX_N) */
+        if ((pats[p] == PAT_EXACT || pats[p] == PAT_NAN) && fits(hn)) case_argext(t, pats[p], hn, base + 7, RM_HOST);
+    }
+    if (!large && fits(((size_t)1 << 20) + 3)) case_argext(t, PAT_EXACT, ((size_t)1 << 20) + 3, 7777, RM(RES_DEVICE));
 }
 
 int main(void)
@@ -598,7 +803,7 @@ int main(void)
     unsetenv("WARPRED_CUDA_SCAN_BLOCKS");
     diag("%s", wr_context_describe(gpu));
 
-    const size_t cap = small_cap < max_n + 64 ? small_cap : max_n + 64;
+    cap = small_cap < max_n + 64 ? small_cap : max_n + 64;
     for (int r = 0; r < RES_COUNT; r++) {
         rin[r] = res_alloc((enum res)r, cap * 8);
         rout[r] = res_alloc((enum res)r, cap * 8);
@@ -615,77 +820,29 @@ int main(void)
      * write past the end, corrupting the heap: the crash seen under the
      * sanitizers at WR_TEST_MAX_N=300) */
     const size_t hoff_n = cap + 1 > LONG_AMONG_SHORT + 1 ? cap + 1 : LONG_AMONG_SHORT + 1;
-    size_t *hoff = malloc(hoff_n * sizeof *hoff);
+    hoff = malloc(hoff_n * sizeof *hoff);
     if (!hin || !hout_c || !hout_g || !href || !hoff) bail("out of host memory");
 
+    const int large = test_large();
+    double t0 = test_elapsed();
+    diag("%s case lists%s", large ? "the full" : "the default",
+         large ? "" : " (WR_TEST_LARGE=1: every size of every combination on every residency)");
     for (int ti = 0; ti < 6; ti++) {
         const wr_type t = (wr_type)ti;
         for (int oi = 0; oi < 7; oi++) {
             const wr_op op = (wr_op)oi;
             if (!wr_op_valid(t, op)) continue;
-            uint64_t seed = 100 * ti + oi;
-            /* linear: every foundation size, exact data; NaN and -0 patterns on floats */
-            for (size_t k = 0; k < NFOUND; k++) {
-                if (foundation[k] > max_n || foundation[k] + 64 > cap) continue;
-                case_linear(t, op, PAT_EXACT, foundation[k], seed++);
-                if (IS_FLT(t) && (foundation[k] % 2 == 1 || foundation[k] == 4096)) {
-                    case_linear(t, op, PAT_NAN, foundation[k], seed++);
-                    case_linear(t, op, PAT_NEGZERO, foundation[k], seed++);
-                }
-            }
-            /* rows: row lengths for every mapping (group of lanes, warp, block, several blocks) */
-            static const size_t shapes[][2] = {
-                { 5, 0 }, { 1, 1 }, { 3, 1 }, { 7, 3 }, { 1000, 2 }, { 1000, 5 }, { 1000, 32 }, { 511, 33 },
-                { 257, 31 }, { 33, 1024 }, { 20, 1025 }, { 100, 4097 }, { 3, 65537 }, { 2, 300001 },
-                { 1, ((size_t)1 << 20) + 3 }, { 65537, 16 }
-            };
-            for (size_t k = 0; k < sizeof shapes / sizeof shapes[0]; k++)
-                if (shapes[k][0] * shapes[k][1] <= max_n && shapes[k][0] * shapes[k][1] + 64 <= cap &&
-                    shapes[k][0] <= cap)
-                    case_rows(t, op, shapes[k][0], shapes[k][1], seed++);
-            /* segments: random lengths around L (0 = all empty), a long one among short
-             * ones, and offsets that start past 0 */
-            static const size_t lens[] = { 0, 1, 3, 8, 40, 300, 5000, 100000 };
-            for (size_t k = 0; k < sizeof lens / sizeof lens[0]; k++) {
-                uint64_t s = seed++;
-                size_t nseg = lens[k] ? (max_n < cap ? max_n : cap - 64) / (lens[k] + 1) : 100;
-                if (nseg > 20000) nseg = 20000;
-                if (nseg == 0) continue;
-                hoff[0] = k == 2 ? 17 : 0;
-                for (size_t i = 0; i < nseg; i++) hoff[i + 1] = hoff[i] + (lens[k] ? rng_next(&s) % (2 * lens[k] + 1) : 0);
-                if (hoff[nseg] + 64 > cap || hoff[nseg] > max_n) continue;
-                char shape[48];
-                snprintf(shape, sizeof shape, "lengths 0..%zu", 2 * lens[k]);
-                case_segments(t, op, hoff, nseg, seed++, shape);
-            }
-            {
-                size_t nseg = 0, pos = 0, want = 300000 < max_n / 2 ? 300000 : max_n / 2;
-                uint64_t s = seed++;
-                hoff[0] = 0;
-                for (int i = 0; i < 3; i++) hoff[++nseg] = pos;                       /* empty */
-                for (int i = 0; i < 500; i++) { pos += rng_next(&s) % 7; hoff[++nseg] = pos; }
-                pos += want; hoff[++nseg] = pos;                                         /* the long one */
-                for (int i = 0; i < 500; i++) { pos += rng_next(&s) % 7; hoff[++nseg] = pos; }
-                for (int i = 0; i < 3; i++) hoff[++nseg] = pos;
-                if (nseg != LONG_AMONG_SHORT) bail("one long among short: %zu segments", nseg);
-                if (pos + 64 <= cap && pos <= max_n) case_segments(t, op, hoff, nseg, seed++, "one long among short");
-            }
+            if (large) combo_full(t, op, 100 * ti + oi);
+            else combo_quick(t, op, 100 * ti + oi);
         }
-        /* argmin / argmax */
-        for (size_t k = 0; k < NFOUND; k++) {
-            if (foundation[k] > max_n || foundation[k] + 64 > cap) continue;
-            case_argext(t, PAT_EXACT, foundation[k], 7000 + 10 * ti + k);
-            case_argext(t, PAT_TIES, foundation[k], 8000 + 10 * ti + k);
-            if (IS_FLT(t)) {
-                case_argext(t, PAT_NAN, foundation[k], 9000 + 10 * ti + k);
-                case_argext(t, PAT_NEGZERO, foundation[k], 9500 + 10 * ti + k);
-            }
-        }
+        argext_cases(t, ti, large);
     }
+    diag("linear, rows, segments and argmin/argmax cases: %.1f s", test_elapsed() - t0);
 
+    t0 = test_elapsed();
     {
         const size_t most = (cap - 2) / 2 < 300000 ? (cap - 2) / 2 : 300000;
-        const size_t nsegs[] = { 1, 2, 1000, most };
+        const size_t nsegs[] = { 1, 2, 1000, large ? most : 5000 };
         const enum res where[] = { RES_DEVICE, RES_MANAGED };
         for (size_t w = 0; w < 2; w++)
             for (size_t k = 0; k < sizeof nsegs / sizeof nsegs[0]; k++) {
@@ -696,15 +853,40 @@ int main(void)
                 if (m > 1) case_bad_offsets(where[w], m, m - 1, hoff, cap);
             }
     }
+    diag("bad offsets: %.1f s", test_elapsed() - t0);
 
+    /* Every (function, type, op) on every residency (WR_TEST_LARGE), or on
+     * the device (the default) plus every (function, type) on every
+     * residency. */
     for (int f = 0; f < F_NFN; f++)
         for (int ti = 0; ti < 6; ti++)
             for (int oi = 0; oi < 7; oi++) {
                 if (!wr_op_valid((wr_type)ti, (wr_op)oi)) continue;
-                for (int r = 0; r < RES_COUNT; r++)
-                    ok(ran[f][ti][oi][r] && !failed[f][ti][oi][r], "%s %s %s, %s memory: cpu == cuda == reference",
-                       fn_name[f], type_name[ti], op_name[oi], res_name[r]);
+                if (large) {
+                    for (int r = 0; r < RES_COUNT; r++)
+                        ok(ran[f][ti][oi][r] && !failed[f][ti][oi][r], "%s %s %s, %s memory: cpu == cuda == reference",
+                           fn_name[f], type_name[ti], op_name[oi], res_name[r]);
+                    continue;
+                }
+                char where[80] = "";
+                int bad = 0;
+                for (int r = 0; r < RES_COUNT; r++) {
+                    bad |= failed[f][ti][oi][r];
+                    if (ran[f][ti][oi][r])
+                        snprintf(where + strlen(where), sizeof where - strlen(where), "%s%s", *where ? ", " : "",
+                                 res_name[r]);
+                }
+                ok(ran[f][ti][oi][RES_DEVICE] && !bad, "%s %s %s (%s memory): cpu == cuda == reference", fn_name[f],
+                   type_name[ti], op_name[oi], where);
             }
+    if (!large)
+        for (int f = 0; f < F_NFN; f++)
+            for (int ti = 0; ti < 6; ti++)
+                for (int r = 0; r < RES_COUNT; r++) {
+                    int any = 0;
+                    for (int oi = 0; oi < 7; oi++) any |= ran[f][ti][oi][r];
+                    ok(any, "%s %s ran on %s memory", fn_name[f], type_name[ti], res_name[r]);
+                }
     for (int m = 0; m < 2; m++)
         for (int ti = 0; ti < 6; ti++)
             for (int r = 0; r < RES_COUNT; r++)
@@ -724,9 +906,11 @@ int main(void)
     free(href);
     free(hoff);
 
-    /* big random cases: 2^25 on device, pinned and pageable memory; 2^28 on the device
-     * (and a pageable float reduce / int scan, streamed through staging) */
-    static const struct big bigs[] = {
+    /* big random cases: WR_TEST_LARGE, 2^25 on device, pinned and pageable
+     * memory and 2^28 on the device (and a pageable float reduce / int scan,
+     * streamed through staging); by default 2^21-2^22, and a pageable
+     * float reduce of 2^24 in two chunks of the default staging */
+    static const struct big bigs_large[] = {
         { RES_DEVICE, WR_FLOAT, B_REDUCE, 1u << 25 }, { RES_PINNED, WR_FLOAT, B_REDUCE, 1u << 25 },
         { RES_PAGEABLE, WR_FLOAT, B_REDUCE, 1u << 25 }, { RES_DEVICE, WR_DOUBLE, B_REDUCE, 1u << 25 },
         { RES_PAGEABLE, WR_INT32, B_REDUCE, 1u << 25 }, { RES_DEVICE, WR_FLOAT, B_SCAN, 1u << 25 },
@@ -740,9 +924,22 @@ int main(void)
         { RES_DEVICE, WR_FLOAT, B_ROWS32, 1u << 28 }, { RES_PAGEABLE, WR_FLOAT, B_REDUCE, 1u << 28 },
         { RES_PAGEABLE, WR_INT32, B_SCAN, 1u << 28 },
     };
-    for (size_t k = 0; k < sizeof bigs / sizeof bigs[0]; k++)
+    static const struct big bigs_default[] = {
+        { RES_DEVICE, WR_FLOAT, B_REDUCE, 1u << 22 }, { RES_PAGEABLE, WR_FLOAT, B_REDUCE, 1u << 24 },
+        { RES_DEVICE, WR_DOUBLE, B_REDUCE, 1u << 22 }, { RES_DEVICE, WR_FLOAT, B_SCAN, 1u << 22 },
+        { RES_PINNED, WR_FLOAT, B_SCAN, 1u << 22 }, { RES_PAGEABLE, WR_INT64, B_SCAN, 1u << 21 },
+        { RES_DEVICE, WR_UINT32, B_EXSCAN, 1u << 22 }, { RES_PAGEABLE, WR_DOUBLE, B_EXSCAN, 1u << 21 },
+        { RES_DEVICE, WR_FLOAT, B_ARGMAX, 1u << 22 }, { RES_PAGEABLE, WR_INT64, B_ARGMIN, 1u << 21 },
+        { RES_DEVICE, WR_FLOAT, B_ROWS32, 1u << 22 }, { RES_PINNED, WR_INT32, B_ROWS32, 1u << 21 },
+    };
+    const struct big *bigs = large ? bigs_large : bigs_default;
+    const size_t nbig = large ? sizeof bigs_large / sizeof bigs_large[0] : sizeof bigs_default / sizeof bigs_default[0];
+    t0 = test_elapsed();
+    for (size_t k = 0; k < nbig; k++)
         if (bigs[k].n <= max_n) case_big(&bigs[k]);
-    if (((size_t)1 << 26) <= max_n) case_scan_accuracy();
+    const size_t acc_n = (size_t)1 << (large ? 26 : 24);
+    if (acc_n <= max_n) case_scan_accuracy(acc_n);
+    diag("big random cases: %.1f s", test_elapsed() - t0);
 
     wr_context_destroy(gpu_small);
     wr_context_destroy(gpu_two);

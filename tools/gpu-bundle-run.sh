@@ -35,6 +35,8 @@
 #   WR_RUN_SAN_TOOLS     default "memcheck racecheck synccheck initcheck"
 #   WR_RUN_BENCH_ARGS, WR_RUN_ASYNC_ARGS, WR_RUN_OMPBENCH_ARGS,
 #   WR_RUN_CPUBENCH_ARGS the benchmark options of those steps
+#   WR_RUN_ONLY          an extended regular expression: only the test
+#                        programs whose names match run (gputests, cputests)
 #   WR_TEST_MAX_N etc.   passed on to the test programs
 # Each program runs under `timeout`; a step that would start after the
 # deadline is recorded as not run.  The summary (one line per program:
@@ -122,7 +124,8 @@ run_one() {
     keep "$log"
 }
 want() { case " $steps " in *" $1 "*) return 0 ;; esac; return 1; }
-gpu_tests=$(cat "$here/GPU_TESTS.list")
+only() { grep -E "${WR_RUN_ONLY:-.}"; }
+gpu_tests=$(only < "$here/GPU_TESTS.list")
 
 echo "== run.sh: $(date -u '+%Y-%m-%d %H:%M:%S UTC'), steps: $steps"
 
@@ -153,7 +156,7 @@ fi
 
 if want cputests; then
     # the others, 8 at a time
-    for t in $(grep -vxF -f "$here/GPU_TESTS.list" "$here/tests.list"); do
+    for t in $(grep -vxF -f "$here/GPU_TESTS.list" "$here/tests.list" | only); do
         slot 8
         run_one "cpu $t" "${WR_RUN_TEST_TIMEOUT:-120}" "cpu-$t.log" "$here/bin/$t" &
     done

@@ -13,45 +13,86 @@
  */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <mpi.h>
 #include <warpred_mpi.h>
 
-/* MPI_Comm_f2c needs MPI initialized; before MPI_Init or after
- * MPI_Finalize, hand the library MPI_COMM_NULL and let it report that. */
-static MPI_Comm comm_f2c(int comm)
+/*
+ * *c = the C handle of Fortran handle f; 0, or -1 with fn's reason in ctx's
+ * error when f names no communicator.
+ *
+ * Before MPI_Init or after MPI_Finalize MPI_Comm_f2c may not be called:
+ * the library gets MPI_COMM_NULL and reports which of the two it is.
+ *
+ * A handle that names nothing must not reach the library: its first MPI
+ * call on it (MPI_Comm_test_inter) would raise MPI_ERR_COMM on the error
+ * handler of MPI_COMM_WORLD, fatal by default, ending the whole job.  MPI
+ * has no portable validity test: MPI_Comm_f2c of an invalid handle returns
+ * "an invalid handle" (MPI-4.0, 19.3.4), which one unspecified.  So this
+ * refuses what an MPI library shows to be invalid: MPI_COMM_NULL from a
+ * value other than MPI_COMM_NULL's own, and a null C handle, which Open
+ * MPI returns for any value that is no live communicator's index (made up,
+ * negative, or freed) and which is no valid handle in MPICH either (whose
+ * handles are integers with a nonzero kind field).  MPICH's MPI_Comm_f2c is
+ * a cast: a made-up value there still reaches MPI's error handler.
+ *
+ * Every rank decides alone, without communicating: a handle invalid on one
+ * rank only leaves the others waiting in their collective, as any other
+ * misuse of a communicator would.
+ */
+static int comm_f2c(wr_context *ctx, const char *fn, int f, MPI_Comm *c)
 {
     int init = 0, fin = 0;
+    char why[256];
+
+    *c = MPI_COMM_NULL;
     MPI_Initialized(&init);
     MPI_Finalized(&fin);
-    return init && !fin ? MPI_Comm_f2c((MPI_Fint)comm) : MPI_COMM_NULL;
+    if (!init || fin) return 0;
+    *c = MPI_Comm_f2c((MPI_Fint)f);
+    if (*c == MPI_COMM_NULL ? (MPI_Fint)f == MPI_Comm_c2f(MPI_COMM_NULL) : *c != (MPI_Comm)0) return 0;
+    snprintf(why, sizeof why, "%s: comm (Fortran handle %d) is not a communicator: MPI_Comm_f2c gave %s",
+             fn, f, *c == MPI_COMM_NULL ? "MPI_COMM_NULL" : "an invalid (null) handle");
+    wr_context_set_error(ctx, why);
+    return -1;
 }
 
 wr_status wrf_mpi_allreduce(wr_context *ctx, const void *in, void *out, size_t count,
                             wr_type type, wr_op op, int comm)
 {
-    return wr_mpi_allreduce(ctx, in, out, count, type, op, comm_f2c(comm));
+    MPI_Comm c;
+    if (comm_f2c(ctx, "wr_mpi_allreduce", comm, &c) != 0) return WR_ERR_INVALID_ARG;
+    return wr_mpi_allreduce(ctx, in, out, count, type, op, c);
 }
 
 wr_status wrf_mpi_scan(wr_context *ctx, const void *in, void *out, size_t count,
                        wr_type type, wr_op op, int comm)
 {
-    return wr_mpi_scan(ctx, in, out, count, type, op, comm_f2c(comm));
+    MPI_Comm c;
+    if (comm_f2c(ctx, "wr_mpi_scan", comm, &c) != 0) return WR_ERR_INVALID_ARG;
+    return wr_mpi_scan(ctx, in, out, count, type, op, c);
 }
 
 wr_status wrf_mpi_exscan(wr_context *ctx, const void *in, void *out, size_t count,
                          wr_type type, wr_op op, int comm)
 {
-    return wr_mpi_exscan(ctx, in, out, count, type, op, comm_f2c(comm));
+    MPI_Comm c;
+    if (comm_f2c(ctx, "wr_mpi_exscan", comm, &c) != 0) return WR_ERR_INVALID_ARG;
+    return wr_mpi_exscan(ctx, in, out, count, type, op, c);
 }
 
 wr_status wrf_mpi_argmin(wr_context *ctx, const void *in, size_t count, wr_type type,
                          uint64_t *index, void *value, int comm)
 {
-    return wr_mpi_argmin(ctx, in, count, type, index, value, comm_f2c(comm));
+    MPI_Comm c;
+    if (comm_f2c(ctx, "wr_mpi_argmin", comm, &c) != 0) return WR_ERR_INVALID_ARG;
+    return wr_mpi_argmin(ctx, in, count, type, index, value, c);
 }
 
 wr_status wrf_mpi_argmax(wr_context *ctx, const void *in, size_t count, wr_type type,
                          uint64_t *index, void *value, int comm)
 {
-    return wr_mpi_argmax(ctx, in, count, type, index, value, comm_f2c(comm));
+    MPI_Comm c;
+    if (comm_f2c(ctx, "wr_mpi_argmax", comm, &c) != 0) return WR_ERR_INVALID_ARG;
+    return wr_mpi_argmax(ctx, in, count, type, index, value, c);
 }

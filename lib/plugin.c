@@ -7,7 +7,16 @@
  * checks the files it trusts (misc.c, safe_path): an absolute directory that
  * is owned by root or by this user and that nobody else can write to, and a
  * regular file likewise (a FIFO or a directory under the plugin's name would
- * make dlopen block or fail obscurely).  WARPRED_PLUGIN_DIR is read through
+ * make dlopen block or fail obscurely).  As safe_path does, the file's path
+ * is then made canonical (realpath: no symbolic links, no "..") and every
+ * directory on it, up to and including "/", must pass the same owner and
+ * mode test: whoever can write to any of them can rename a directory below
+ * and put a plugin of their own in its place.  safe_path makes no exception
+ * for the sticky bit ((st_mode & 022) != 0 refuses a directory, 1777 /tmp
+ * included), and neither do we: a sticky directory still lets anyone create
+ * names in it, such as the one a deleted or not yet made directory of the
+ * path would have.  The canonical path is what dlopen() then opens, so a
+ * symbolic link swapped after the check changes nothing.  WARPRED_PLUGIN_DIR is read through
  * wri_getenv, so a setuid program never looks at it.  After dlopen, every
  * function pointer of the table is checked, so a broken plugin is refused
  * with a reason instead of crashing a later call.
@@ -19,6 +28,7 @@
 #include <config.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -51,6 +61,30 @@ static const char *untrusted(const struct stat *st, int want_dir)
     return NULL;
 }
 
+/* NULL if every directory on the canonical path real (that of a file) is
+ * owned by root or this user and writable by nobody else, sticky or not;
+ * else why not, with the offending directory in bad. */
+static const char *unsafe_parent(const char *real, char *bad, size_t badlen, unsigned *mode)
+{
+    struct stat st;
+    size_t n = strlen(real);
+
+    if (n >= badlen) return "too long a path";
+    memcpy(bad, real, n + 1);
+    for (;;) {
+        char *slash = strrchr(bad, '/');
+        if (slash == NULL) return "not an absolute path";
+        slash[slash == bad ? 1 : 0] = '\0';       /* the parent; "/" stays "/" */
+        *mode = 0;
+        if (stat(bad, &st) != 0) return "impossible to examine (stat failed)";
+        *mode = (unsigned)(st.st_mode & 07777);
+        if (!S_ISDIR(st.st_mode)) return "not a directory";
+        if (st.st_uid != 0 && st.st_uid != geteuid()) return "owned by another user";
+        if (st.st_mode & (S_IWGRP | S_IWOTH)) return "writable by group or others";
+        if (bad[1] == '\0') return NULL;           /* checked "/" */
+    }
+}
+
 /* The table's function pointers, by name, for the check. */
 static const char *missing_function(const struct wr_backend_ops *o)
 {
@@ -66,7 +100,8 @@ static const char *missing_function(const struct wr_backend_ops *o)
 wr_status wri_plugin_open(const char *file, struct wri_backend *b, int *missing, char *err)
 {
     const char *dir = wri_getenv("WARPRED_PLUGIN_DIR"), *why;
-    char path[4096];
+    char path[4096], real[PATH_MAX], bad[PATH_MAX];
+    unsigned mode = 0;
     struct stat st;
     void *handle, *sym;
     const struct wr_backend_ops *ops;
@@ -103,8 +138,18 @@ wr_status wri_plugin_open(const char *file, struct wri_backend *b, int *missing,
         say(err, "plugin %.200s is %s (mode %04o): refused", path, why, (unsigned)(st.st_mode & 07777));
         return WR_ERR_NO_BACKEND;
     }
+    if (realpath(path, real) == NULL) {
+        int e = errno;
+        *missing = e == ENOENT;
+        say(err, "%s cannot be opened: %.200s: realpath: %s", file, path, strerror(e));
+        return WR_ERR_NO_BACKEND;
+    }
+    if ((why = unsafe_parent(real, bad, sizeof bad, &mode)) != NULL) {
+        say(err, "plugin %s refused: directory %.170s on its path is %s (mode %04o)", file, bad, why, mode);
+        return WR_ERR_NO_BACKEND;
+    }
     dlerror();
-    handle = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+    handle = dlopen(real, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
     if (handle == NULL) {
         const char *e = dlerror();
         say(err, "plugin %.200s cannot be loaded: %s", path, e ? e : "dlopen failed");

@@ -178,7 +178,7 @@ static void host_local(struct scan *s)
         return;
     }
     if (s->count == 0) return;
-    /* the scan succeeded on a host-only context: in and out are host memory */
+    /* the scan succeeded on a cpu-only context: in and out are host memory */
     memcpy(&s->total, (const char *)s->out + (s->count - 1) * s->w, s->w);
     if (s->exclusive) {
         if (s->in != s->out) memcpy(&last, last_in, s->w);
@@ -296,6 +296,29 @@ static wr_status exact_scan(struct scan *s)
     return wrm_end(&s->c);
 }
 
+/*
+ * The path of a public scan call.  The host path reads and writes in and out
+ * on the host once the local scan is done, so it is right only where the
+ * buffers are host memory to every backend that may run ctx's calls: on a
+ * context whose only backend is the cpu (which refuses device memory).  Any
+ * other context may be handed device memory (cudaMalloc, omp_target_alloc,
+ * an OpenMP use_device_ptr address), managed memory, or a host array mapped
+ * with OpenMP, which an omptarget context takes for its device copy (as its
+ * wr_scan reads and writes that copy) and an AUTO context for the host copy.
+ * The public API does not say which a buffer is, and "no cuda backend" does
+ * not mean "host memory".  The fold path needs no answer: it reaches the
+ * buffers through wr_* calls on ctx only, so the MPI scan reads and writes
+ * the very memory a wr_scan on ctx would, wherever that is.  (A backend added
+ * to wr_backend that may hold device memory joins the list below.)
+ */
+static enum wrm_scan_path auto_path(const wr_context *ctx)
+{
+    if (ctx == NULL || !wr_context_has_backend(ctx, WR_BACKEND_CPU) ||
+        wr_context_has_backend(ctx, WR_BACKEND_CUDA) || wr_context_has_backend(ctx, WR_BACKEND_OPENMP_TARGET))
+        return WRM_PATH_FOLD;
+    return WRM_PATH_HOST;
+}
+
 wr_status wri_mpi_scan(wr_context *ctx, const void *in, void *out, size_t count, wr_type type,
                        wr_op op, MPI_Comm comm, int exclusive, enum wrm_scan_path path)
 {
@@ -314,8 +337,7 @@ wr_status wri_mpi_scan(wr_context *ctx, const void *in, void *out, size_t count,
     if (ctx != NULL && wr_context_float_mode(ctx) == WR_FLOAT_REPRODUCIBLE && op == WR_SUM &&
         (type == WR_FLOAT || type == WR_DOUBLE))
         return exact_scan(&s);
-    if (path == WRM_PATH_AUTO)
-        path = (ctx != NULL && wr_context_has_backend(ctx, WR_BACKEND_CUDA)) ? WRM_PATH_FOLD : WRM_PATH_HOST;
+    if (path == WRM_PATH_AUTO) path = auto_path(ctx);
 
     if (ctx == NULL)
         wrm_fail(&s.c, WR_ERR_INVALID_ARG, "ctx is NULL");

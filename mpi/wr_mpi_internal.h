@@ -102,7 +102,7 @@ int wrm_overlap(const void *a, size_t abytes, const void *b, size_t bbytes);
 
 /* How a scan applies the rank's base. */
 enum wrm_scan_path {
-    WRM_PATH_AUTO,   /* host loop unless ctx can run on cuda */
+    WRM_PATH_AUTO,   /* host loop on a cpu-only context, else fold (mpi_api.c, auto_path) */
     WRM_PATH_HOST,   /* local scan, then out[i] = base op out[i] on the host */
     WRM_PATH_FOLD    /* base folded into element 0 through public wr_* calls only */
 };

@@ -10,7 +10,10 @@
  *    that is not ELF or is empty, a directory or a FIFO under the plugin's
  *    name, a symbolic-link loop, an unreadable file, a relative directory, a
  *    directory or file writable by group or others or owned by another user,
- *    a directory that is a file): a CUDA context fails with
+ *    a directory that is a file, a directory above the plugin's, up to
+ *    "/", that is writable by group or others -- sticky or not, as OpenSSH's
+ *    safe_path has it -- or owned by another user, a plugin that is a
+ *    symbolic link into such a place): a CUDA context fails with
  *    WR_ERR_NO_BACKEND and a reason that says which; AUTO runs on the cpu
  *    and its description says why the plugin did not load (unless it is
  *    simply not installed); a CPU context works.  Each case runs in a child
@@ -182,7 +185,15 @@ static void refused(const char *what, const char *dir, const char *reason, int n
     isolated(3, what, refused_body, &r);
 }
 
-#define N_REFUSED 18
+#define N_REFUSED 23
+
+/* dir with a copy of the good fake plugin in it (mode 0644); returns dir. */
+static char *good_copy(char *dir)
+{
+    char *from = tf_printf("%s/tests/fake_good/.libs/warpred_cuda.so", WR_TEST_BUILDDIR);
+    if (tf_copy(from, tf_path(dir, "warpred_cuda.so"), 0644) != 0) bail("copying %s: %s", from, strerror(errno));
+    return dir;
+}
 
 /* Each way a plugin directory can hold something unusable. */
 static void refusals(void)
@@ -247,6 +258,37 @@ static void refusals(void)
     refused("a WARPRED_PLUGIN_DIR that is a file", tf_path(tf_stage_plugin(WR_TEST_BUILDDIR, "fake_good"),
                                                            "warpred_cuda.so"),
             "not a directory", 0);
+
+    /* Directories above the plugin directory, up to "/", as OpenSSH's
+     * safe_path checks them: whoever may write to one of them can replace
+     * the plugin directory.  The reason names the directory at fault. */
+    d = tf_mkdir(top, "open", 0777);
+    refused("a 0755 plugin directory inside a 0777 parent", good_copy(tf_mkdir(d, "plugins", 0755)),
+            tf_printf("directory %s on its path is writable by group or others (mode 0777)", d), 0);
+    d = tf_mkdir(top, "sticky", 01777);
+    refused("a 0755 plugin directory inside a sticky 1777 parent (refused, as OpenSSH does)",
+            good_copy(tf_mkdir(d, "plugins", 0755)),
+            tf_printf("directory %s on its path is writable by group or others (mode 1777)", d), 0);
+    d = tf_mkdir(top, "groupw", 0775);
+    refused("a plugin directory two levels inside a group-writable directory",
+            good_copy(tf_mkdir(tf_mkdir(d, "a", 0755), "b", 0700)),
+            tf_printf("directory %s on its path is writable by group or others (mode 0775)", d), 0);
+    /* a safe directory whose plugin is a symbolic link into an unsafe one:
+     * the real path counts */
+    f = tf_path(good_copy(tf_mkdir(tf_mkdir(top, "open2", 0777), "plugins", 0755)), "warpred_cuda.so");
+    d = tf_mkdir(top, "link", 0755);
+    if (symlink(f, tf_path(d, "warpred_cuda.so")) != 0) bail("symlink: %s", strerror(errno));
+    refused("a plugin that is a symbolic link to a file below a 0777 directory", d,
+            tf_printf("directory %s/open2 on its path is writable by group or others", top), 0);
+    if (root && pw != NULL && pw->pw_uid != 0) {
+        d = tf_mkdir(top, "theirs", 0755);
+        if (chown(d, pw->pw_uid, pw->pw_gid) != 0) bail("chown %s: %s", d, strerror(errno));
+        refused("a plugin directory inside a directory owned by another user",
+                good_copy(tf_mkdir(d, "plugins", 0755)),
+                tf_printf("directory %s on its path is owned by another user", d), 0);
+    } else {
+        skip_block(3, "a parent owned by another user: %s", root ? "no user nobody" : "only root can give files away");
+    }
 }
 
 static void good_cuda(void)

@@ -8,8 +8,10 @@
  * an unprivileged process) must not disturb the setuid copy either.
  *
  * The hostile directory passes every other check of the loader (owned by
- * root, writable by nobody else, the plugin a regular root-owned file), so
- * only the environment rule keeps the plugin out; a control run of the same
+ * root, writable by nobody else, the plugin a regular root-owned file, and
+ * so is every directory above it: it lives in the build tree, not beside the
+ * copy in /tmp, which anyone may write to), so only the environment rule
+ * keeps the plugin out; a control run of the same
  * copy by root, unprivileged (AT_SECURE 0), shows that the plugin does load
  * and its constructor does run when the variable is honoured.
  *
@@ -267,7 +269,9 @@ int main(int argc, char **argv)
         libcopy = tf_path(dir, "libwarpred.so");
         copy_or_bail(self, prog, 04755);
         copy_or_bail(lib, libcopy, 0644);
-        hostile = tf_mkdir(dir, "hostile", 0755);
+        /* in the build tree: the loader refuses a plugin below /tmp or /var/tmp */
+        hostile = tf_tmpdir(WR_TEST_BUILDDIR "/tests", "setuid-hostile");
+        if (chmod(hostile, 0755) != 0) bail("chmod %s: %s", hostile, strerror(errno));
         copy_or_bail(plugin, tf_path(hostile, "warpred_cuda.so"), 0644);
         markers = tf_mkdir(dir, "markers", 01777);      /* any constructor can write here */
         mark = tf_path(markers, "constructor-ran");

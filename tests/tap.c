@@ -34,19 +34,32 @@ void plan_lazy(void)
     atexit(tap_finish);
 }
 
-void skip_all(const char *fmt, ...)
+static void vskip_plan(const char *fmt, va_list ap)
 {
-    va_list ap;
     /* the skip plan is the only plan: a lazy plan registered earlier must not
      * print a second one at exit (tap-driver: "multiple test plans") */
     tap_lazy = 0;
     tap_planned = tap_run;
     printf("1..0 # SKIP ");
-    va_start(ap, fmt);
     vprintf(fmt, ap);
-    va_end(ap);
     printf("\n");
     fflush(stdout);
+}
+
+void skip_plan(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vskip_plan(fmt, ap);
+    va_end(ap);
+}
+
+void skip_all(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vskip_plan(fmt, ap);
+    va_end(ap);
     exit(0);
 }
 

@@ -25,6 +25,9 @@ void plan(unsigned long n);
 void plan_lazy(void);
 /* Print "1..0 # SKIP reason" and exit 0. */
 void skip_all(const char *fmt, ...) TAP_PRINTF(1, 2) TAP_NORETURN;
+/* The same plan without exiting, for a program that must shut down first
+ * (MPI_Finalize): it is the only plan, also after plan_lazy(). */
+void skip_plan(const char *fmt, ...) TAP_PRINTF(1, 2);
 /* One check; returns success so callers can add diagnostics. */
 int ok(int success, const char *fmt, ...) TAP_PRINTF(2, 3);
 /* "ok N # skip reason" for n checks. */

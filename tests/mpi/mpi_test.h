@@ -26,7 +26,8 @@ void mt_init(int *argc, char ***argv);
  * the MPI library does not provide it. */
 void mt_init_threads(int *argc, char ***argv);
 wr_context *mt_ctx(void);
-/* Collective skip of the whole program ("1..0 # SKIP ..."), then exit 0. */
+/* Collective skip of the whole program ("1..0 # SKIP ...", the only plan,
+ * also after mt_init), then exit 0. */
 void mt_skip_all(const char *reason) TAP_NORETURN;
 /* rank 0: plan(n). */
 void mt_plan(unsigned long n);

@@ -11,12 +11,16 @@
  * is then made canonical (realpath: no symbolic links, no "..") and every
  * directory on it, up to and including "/", must pass the same owner and
  * mode test: whoever can write to any of them can rename a directory below
- * and put a plugin of their own in its place.  safe_path makes no exception
- * for the sticky bit ((st_mode & 022) != 0 refuses a directory, 1777 /tmp
- * included), and neither do we: a sticky directory still lets anyone create
- * names in it, such as the one a deleted or not yet made directory of the
- * path would have.  The canonical path is what dlopen() then opens, so a
- * symbolic link swapped after the check changes nothing.  WARPRED_PLUGIN_DIR is read through
+ * and put a plugin of their own in its place.  One exception, where
+ * safe_path (which stops at the user's home directory) has no need of one:
+ * a sticky parent such as /tmp, owned by root or this user, is safe, since
+ * there nobody but the owner of an entry (already checked to be root or
+ * this user) or of the directory may rename or remove it -- the rule the
+ * kernel's protected_* settings and systemd's path checks apply; a build
+ * tree below /tmp keeps its plugins.  The plugin directory itself may not
+ * be group or world writable, sticky or not: anyone could add a plugin
+ * there.  The canonical path is what dlopen() then opens, so a symbolic
+ * link swapped after the check changes nothing.  WARPRED_PLUGIN_DIR is read through
  * wri_getenv, so a setuid program never looks at it.  After dlopen, every
  * function pointer of the table is checked, so a broken plugin is refused
  * with a reason instead of crashing a later call.
@@ -62,12 +66,14 @@ static const char *untrusted(const struct stat *st, int want_dir)
 }
 
 /* NULL if every directory on the canonical path real (that of a file) is
- * owned by root or this user and writable by nobody else, sticky or not;
- * else why not, with the offending directory in bad. */
+ * owned by root or this user and writable by nobody else -- or, above the
+ * plugin's own directory, sticky; else why not, with the offending
+ * directory in bad. */
 static const char *unsafe_parent(const char *real, char *bad, size_t badlen, unsigned *mode)
 {
     struct stat st;
     size_t n = strlen(real);
+    int up = 0;                                   /* 0: the plugin's own directory */
 
     if (n >= badlen) return "too long a path";
     memcpy(bad, real, n + 1);
@@ -80,8 +86,10 @@ static const char *unsafe_parent(const char *real, char *bad, size_t badlen, uns
         *mode = (unsigned)(st.st_mode & 07777);
         if (!S_ISDIR(st.st_mode)) return "not a directory";
         if (st.st_uid != 0 && st.st_uid != geteuid()) return "owned by another user";
-        if (st.st_mode & (S_IWGRP | S_IWOTH)) return "writable by group or others";
+        if ((st.st_mode & (S_IWGRP | S_IWOTH)) && !(up > 0 && (st.st_mode & S_ISVTX)))
+            return "writable by group or others";
         if (bad[1] == '\0') return NULL;           /* checked "/" */
+        up++;
     }
 }
 

@@ -4,9 +4,10 @@
  * It keeps no state: every call works on its own stack and scratch, so one
  * context may be used from many threads at once, and a call made inside the
  * caller's own parallel region runs in that thread (OpenMP leaves nested
- * regions inactive) and gives the same bits.  lib/api.c has validated every
+ * regions inactive) and gives the same bits.  lib/ has validated every
  * argument; the kernels live in cpu_reduce.c, cpu_scan.c and cpu_arg.c, in
- * one variant per instruction set, and cpu_isa.c chooses which one runs.
+ * one variant per instruction set, and cpu_isa.c chooses which one runs;
+ * cpu_exact.c and cpu_segscan.c build on them.
  */
 #include <config.h>
 #include <stdio.h>
@@ -78,6 +79,7 @@ static wr_status cpu_check_offsets(void *state, const size_t *offsets, size_t ns
     return WR_SUCCESS;
 }
 
+/* (lib/ answers wr_context_set_stream itself for a backend without streams) */
 static wr_status cpu_set_stream(void *state, void *stream, char *err)
 {
     (void)state;
@@ -94,58 +96,93 @@ static wr_status cpu_synchronize(void *state, char *err)
     return WR_SUCCESS;
 }
 
-static wr_status cpu_reduce(void *state, const struct wr_call *call, const void *in, void *out, size_t count,
-                            wr_type type, wr_op op, char *err)
+/* Host memory of every kind; every operation but the stream-ordered ones. */
+static void cpu_caps(void *state, struct wr_caps *c)
 {
+    int i;
     (void)state;
-    if (wrx_applies(call->fmode, type, op)) return wrcpu_exact_reduce(in, out, count, type);   /* cpu_exact.c */
-    return wrcpu_reduce(in, out, count, type, op, err);
+    for (i = 0; i < WR_NOPIDS; i++)
+        if (wrcpu_backend_ops.op[i] != NULL) c->ops |= WR_OPID_BIT(i);
+    c->types = 0x3f;
+    c->mem = 1u << WR_MEM_HOST | 1u << WR_MEM_HOST_PINNED | 1u << WR_MEM_MANAGED | 1u << WR_MEM_MAPPED;
 }
 
-static wr_status cpu_scan(void *state, const struct wr_call *call, const void *in, void *out, size_t count,
-                          wr_type type, wr_op op, int exclusive, char *err)
+/* ---- the operations (lib/ has checked every argument) ---- */
+
+static wr_status op_reduce(void *st, const struct wr_call *c, char *err)
 {
-    (void)state;
-    if (wrx_applies(call->fmode, type, op))
-        return wrcpu_exact_scan(in, out, count, type, exclusive, (const wrx_acc *)call->carry, err);
-    return wrcpu_scan(in, out, count, type, op, exclusive, err);
+    (void)st;
+    return wrcpu_reduce(c->in, c->out, c->count, c->type, c->op, err);
 }
 
-static wr_status cpu_reduce_rows(void *state, const struct wr_call *call, const void *in, void *out,
-                                 size_t rows, size_t cols, wr_type type, wr_op op, char *err)
+static wr_status op_scan(void *st, const struct wr_call *c, char *err)
 {
-    (void)state;
-    if (wrx_applies(call->fmode, type, op)) return wrcpu_exact_rows(in, out, rows, cols, type);
-    return wrcpu_reduce_rows(in, out, rows, cols, type, op, err);
+    (void)st;
+    return wrcpu_scan(c->in, c->out, c->count, c->type, c->op, c->exclusive, err);
 }
 
-static wr_status cpu_reduce_segments(void *state, const struct wr_call *call, const void *in, void *out,
-                                     size_t nsegments, const size_t *offsets, wr_type type, wr_op op, char *err)
+static wr_status op_rows(void *st, const struct wr_call *c, char *err)
 {
-    (void)state;
-    if (call->offsets_unchecked) {      /* (lib/ sets it only for a backend that took a stream) */
-        snprintf(err, WR_ERRLEN, "internal: unchecked offsets, and the cpu backend takes no stream");
-        return WR_ERR_INVALID_ARG;
-    }
-    if (wrx_applies(call->fmode, type, op)) return wrcpu_exact_segments(in, out, nsegments, offsets, type);
-    return wrcpu_reduce_segments(in, out, nsegments, offsets, type, op, err);
+    (void)st;
+    return wrcpu_reduce_rows(c->in, c->out, c->count, c->cols, c->type, c->op, err);
 }
 
-static wr_status cpu_argext(void *state, const struct wr_call *call, const void *in, size_t count, wr_type type,
-                            int is_max, size_t *index, void *value, char *err)
+static wr_status op_segments(void *st, const struct wr_call *c, char *err)
 {
-    (void)state;
-    (void)call;
-    return wrcpu_argext(in, count, type, is_max, index, value, err);
+    (void)st;
+    return wrcpu_reduce_segments(c->in, c->out, c->count, c->offsets, c->type, c->op, err);
 }
 
-static wr_status cpu_reduce_exact(void *state, const struct wr_call *call, const void *in, size_t count,
-                                  wr_type type, void *acc, char *err)
+static wr_status op_segscan(void *st, const struct wr_call *c, char *err)
 {
-    (void)state;
-    (void)call;
+    (void)st;
+    return wrcpu_scan_segments(c->in, c->out, c->count, c->offsets, c->type, c->op, c->exclusive, 0, err);
+}
+
+static wr_status op_argext(void *st, const struct wr_call *c, char *err)
+{
+    (void)st;
+    return wrcpu_argext(c->in, c->count, c->type, c->is_max, c->index, c->out, err);
+}
+
+static wr_status op_xreduce(void *st, const struct wr_call *c, char *err)
+{
+    (void)st;
     (void)err;
-    wrcpu_exact_sum(in, count, type, 1, (wrx_acc *)acc);
+    return wrcpu_exact_reduce(c->in, c->out, c->count, c->type);
+}
+
+static wr_status op_xscan(void *st, const struct wr_call *c, char *err)
+{
+    (void)st;
+    return wrcpu_exact_scan(c->in, c->out, c->count, c->type, c->exclusive, (const wrx_acc *)c->carry, err);
+}
+
+static wr_status op_xrows(void *st, const struct wr_call *c, char *err)
+{
+    (void)st;
+    (void)err;
+    return wrcpu_exact_rows(c->in, c->out, c->count, c->cols, c->type);
+}
+
+static wr_status op_xsegments(void *st, const struct wr_call *c, char *err)
+{
+    (void)st;
+    (void)err;
+    return wrcpu_exact_segments(c->in, c->out, c->count, c->offsets, c->type);
+}
+
+static wr_status op_xsegscan(void *st, const struct wr_call *c, char *err)
+{
+    (void)st;
+    return wrcpu_scan_segments(c->in, c->out, c->count, c->offsets, c->type, WR_SUM, c->exclusive, 1, err);
+}
+
+static wr_status op_xsum(void *st, const struct wr_call *c, char *err)
+{
+    (void)st;
+    (void)err;
+    wrcpu_exact_sum(c->in, c->count, c->type, 1, (wrx_acc *)c->acc);
     return WR_SUCCESS;
 }
 
@@ -154,16 +191,25 @@ const struct wr_backend_ops wrcpu_backend_ops = {
     .name = "cpu",
     .open = cpu_open,
     .close = cpu_close,
+    .caps = cpu_caps,
     .describe = cpu_describe,
     .threads = cpu_threads,
     .locate = cpu_locate,
     .check_offsets = cpu_check_offsets,
     .set_stream = cpu_set_stream,
     .synchronize = cpu_synchronize,
-    .reduce = cpu_reduce,
-    .scan = cpu_scan,
-    .reduce_rows = cpu_reduce_rows,
-    .reduce_segments = cpu_reduce_segments,
-    .argext = cpu_argext,
-    .reduce_exact = cpu_reduce_exact,
+    .op = {
+        [WR_OPID_REDUCE] = op_reduce,
+        [WR_OPID_SCAN] = op_scan,
+        [WR_OPID_ROWS] = op_rows,
+        [WR_OPID_SEGMENTS] = op_segments,
+        [WR_OPID_SEGSCAN] = op_segscan,
+        [WR_OPID_ARGEXT] = op_argext,
+        [WR_OPID_XREDUCE] = op_xreduce,
+        [WR_OPID_XSCAN] = op_xscan,
+        [WR_OPID_XROWS] = op_xrows,
+        [WR_OPID_XSEGMENTS] = op_xsegments,
+        [WR_OPID_XSEGSCAN] = op_xsegscan,
+        [WR_OPID_XSUM] = op_xsum,
+    },
 };

@@ -23,4 +23,9 @@ wr_status wrcpu_exact_segments(const void *in, void *out, size_t nseg, const siz
 wr_status wrcpu_exact_scan(const void *in, void *out, size_t count, wr_type t, int exclusive,
                            const wrx_acc *carry, char *err);
 
+/* Scans inside the nseg segments of off (cpu_segscan.c): exact selects the
+ * reproducible scan (float/double SUM). */
+wr_status wrcpu_scan_segments(const void *in, void *out, size_t nseg, const size_t *off, wr_type type, wr_op op,
+                              int exclusive, int exact, char *err);
+
 #endif /* WR_CPU_EXACT_H */

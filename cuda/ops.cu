@@ -41,16 +41,21 @@ wr_status cu_check_offsets(void *s, const size_t *offsets, size_t nseg, size_t s
 
 /* ---- reduce ---------------------------------------------------------------- */
 
-wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, size_t count, wr_type t, wr_op o,
-                    char *err)
+/* REDUCE and XREDUCE (exact: the exact sum rounded once, exact.cu) */
+static wr_status reduce(void *s, const wr_call *call, bool exact, char *err)
 {
     state *ctx = (state *)s;
+    const void *in = call->in;
+    void *out = call->out;
+    const size_t count = call->count;
+    const wr_type t = call->type;
+    const wr_op o = call->op;
     const size_t es = wr_backend_type_size(t);
-    const bool out_dev = dev_ok(call->out);
-    return with_strand(s, (count == 0 || dev_ok(call->in)) && out_dev, err, [&](strand &S) -> wr_status {
+    const bool out_dev = dev_ok(call->kout);
+    return with_strand(s, (count == 0 || dev_ok(call->kin)) && out_dev, err, [&](strand &S) -> wr_status {
         if (count == 0) {
             unsigned char id[8];
-            wr_identity(t, o, id);
+            wr_identity(t, exact ? WR_SUM : o, id);
             if (!out_dev) {                            /* host memory: no device call at all */
                 memcpy(out, id, es);
                 return WR_SUCCESS;
@@ -64,9 +69,8 @@ wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, siz
          * when the device can reach it, else the strand's host result area. */
         void *acc = out_dev ? out : (void *)slot(S, 0);
         void *fin = out_dev ? out : host_result(S);
-        const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
         if (exact) WRCUDA_TRY(exact_scratch(S, err));
-        WRCUDA_TRY(each_chunk(ctx, S, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
+        WRCUDA_TRY(each_chunk(ctx, S, in, call->kin, count, es, err, [&](const void *d, size_t len, size_t off) {
             /* (a strand whose hres is not mapped has no done word:
              * fetch_result's copy is then waited for by synchronising) */
             const bool last = off + len == count;
@@ -86,15 +90,18 @@ wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, siz
 
 /* The exact sum of a float/double array as a wrx_acc in host memory
  * (wr_reduce_exact): chunks carry the accumulator in a device slot. */
-wr_status cu_reduce_exact(void *s, const wr_call *call, const void *in, size_t count, wr_type t, void *acc,
-                          char *err)
+wr_status cu_xsum(void *s, const wr_call *call, char *err)
 {
     state *ctx = (state *)s;
+    const void *in = call->in;
+    void *acc = call->acc;
+    const size_t count = call->count;
+    const wr_type t = call->type;
     const size_t es = wr_backend_type_size(t);
     return with_strand(s, false, err, [&](strand &S) -> wr_status {
         WRCUDA_TRY(exact_scratch(S, err));
         void *c = exact_carry(S, 0);
-        WRCUDA_TRY(each_chunk(ctx, S, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
+        WRCUDA_TRY(each_chunk(ctx, S, in, call->kin, count, es, err, [&](const void *d, size_t len, size_t off) {
             return launch_exact_reduce(S, d, len, t, off ? c : nullptr, c, nullptr, kNoDone, err);
         }));
         WRCUDA_CK(cudaMemcpyAsync, (acc, c, kAccBytes, cudaMemcpyDeviceToHost, S.st));
@@ -104,13 +111,18 @@ wr_status cu_reduce_exact(void *s, const wr_call *call, const void *in, size_t c
 
 /* ---- argmin / argmax --------------------------------------------------------- */
 
-wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, wr_type t, int is_max,
-                    size_t *index, void *value, char *err)
+wr_status cu_argext(void *s, const wr_call *call, char *err)
 {
     state *ctx = (state *)s;
+    const void *in = call->in;
+    const size_t count = call->count;
+    const wr_type t = call->type;
+    const int is_max = call->is_max;
+    size_t *index = call->index;
+    void *value = call->out;
     const size_t es = wr_backend_type_size(t);
-    const bool idx_dev = dev_ok(call->out), val_dev = value != nullptr && dev_ok(call->aux);
-    const bool queue = dev_ok(call->in) && idx_dev && (value == nullptr || val_dev);
+    const bool idx_dev = dev_ok(call->kaux), val_dev = value != nullptr && dev_ok(call->kout);
+    const bool queue = dev_ok(call->kin) && idx_dev && (value == nullptr || val_dev);
     return with_strand(s, queue, err, [&](strand &S) -> wr_status {
         /* The pair {size_t index; T value} chains through slot 0.  The last
          * launch writes the outputs the device reaches itself; when both are
@@ -119,7 +131,7 @@ wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, 
         unsigned char *acc = slot(S, 0);
         const bool to_host = !idx_dev && !val_dev, mixed = !to_host && (!idx_dev || (value && !val_dev));
         void *fin = to_host ? host_result(S) : mixed ? (void *)acc : nullptr;
-        WRCUDA_TRY(each_chunk(ctx, S, in, call->in, count, es, err, [&](const void *d, size_t len, size_t off) {
+        WRCUDA_TRY(each_chunk(ctx, S, in, call->kin, count, es, err, [&](const void *d, size_t len, size_t off) {
             const bool last = off + len == count;
             return launch_argext(S, d, len, t, is_max, off, last ? fin : acc, off ? acc : nullptr,
                                  last && idx_dev ? index : nullptr, last && val_dev ? value : nullptr,
@@ -139,11 +151,16 @@ wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, 
 
 /* ---- scan ---------------------------------------------------------------------- */
 
-wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_t count, wr_type t, wr_op o,
-                  int exclusive, char *err)
+/* SCAN and XSCAN (exact: every output the exact prefix rounded once, exact.cu) */
+static wr_status scan(void *s, const wr_call *call, bool exact, char *err)
 {
     state *ctx = (state *)s;
-    const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
+    const void *in = call->in;
+    void *out = call->out;
+    const size_t count = call->count;
+    const wr_type t = call->type;
+    const wr_op o = call->op;
+    const int exclusive = call->exclusive;
     wrx_acc c0;                                          /* exact: the prefix before in[0], normalised */
     if (exact && call->carry) {
         memcpy(&c0, call->carry, sizeof c0);
@@ -151,8 +168,8 @@ wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_
     } else {
         wrx_init(&c0);
     }
-    return with_strand(s, dev_ok(call->in) && dev_ok(call->out), err, [&](strand &S) -> wr_status {
-        const wr_mem_kind kin = call->in, kout = call->out;
+    return with_strand(s, dev_ok(call->kin) && dev_ok(call->kout), err, [&](strand &S) -> wr_status {
+        const wr_mem_kind kin = call->kin, kout = call->kout;
         if (dev_ok(kin) && dev_ok(kout) && exact)
             return launch_exact_scan(S, in, out, count, t, exclusive, nullptr, c0, nullptr, arm(S), err);
         if (dev_ok(kin) && dev_ok(kout))
@@ -163,13 +180,17 @@ wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_
 
 /* ---- rows and segments ------------------------------------------------------------ */
 
-wr_status cu_reduce_rows(void *s, const wr_call *call, const void *in, void *out, size_t rows, size_t cols,
-                         wr_type t, wr_op o, char *err)
+/* ROWS and XROWS */
+static wr_status rows_op(void *s, const wr_call *call, bool exact, char *err)
 {
     state *ctx = (state *)s;
-    const wr_mem_kind kin = rows * cols != 0 ? call->in : WR_MEM_DEVICE, kout = call->out;
+    const void *in = call->in;
+    void *out = call->out;
+    const size_t rows = call->count, cols = call->cols;
+    const wr_type t = call->type;
+    const wr_op o = call->op;
+    const wr_mem_kind kin = rows * cols != 0 ? call->kin : WR_MEM_DEVICE, kout = call->kout;
     return with_strand(s, dev_ok(kin) && dev_ok(kout), err, [&](strand &S) -> wr_status {
-        const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
         if (dev_ok(kin) && dev_ok(kout) && exact)
             return launch_exact_segments(S, in, out, rows, nullptr, 0, cols, (double)cols, t, nullptr, nullptr,
                                          arm(S), err);
@@ -179,17 +200,23 @@ wr_status cu_reduce_rows(void *s, const wr_call *call, const void *in, void *out
     });
 }
 
-wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void *out, size_t nseg,
-                             const size_t *offsets, wr_type t, wr_op o, char *err)
+/* SEGMENTS and XSEGMENTS */
+static wr_status segments_op(void *s, const wr_call *call, bool exact, char *err)
 {
     state *ctx = (state *)s;
-    const wr_mem_kind koff = call->aux, kout = call->out;
+    const void *in = call->in;
+    void *out = call->out;
+    const size_t nseg = call->count;
+    const size_t *offsets = call->offsets;
+    const wr_type t = call->type;
+    const wr_op o = call->op;
+    const wr_mem_kind koff = call->kaux, kout = call->kout;
     const bool unchecked = call->offsets_unchecked != 0;
     size_t first = call->first, last = call->last;
-    const bool queue = dev_ok(koff) && dev_ok(kout) && (unchecked || last == first || dev_ok(call->in));
+    const bool queue = dev_ok(koff) && dev_ok(kout) && (unchecked || last == first || dev_ok(call->kin));
     return with_strand(s, queue, err, [&](strand &S) -> wr_status {
         if (unchecked && queued(S)) {
-            if (wrx_applies(call->fmode, t, o)) {   /* (lib/ reads the offsets of exact sums) */
+            if (exact) {   /* (lib/ reads the offsets of exact sums) */
                 snprintf(err, WR_ERRLEN, "internal: an exact segmented sum with unchecked offsets");
                 return WR_ERR_INVALID_ARG;
             }
@@ -229,8 +256,7 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
             return WR_SUCCESS;
         };
         const size_t total = last - first;
-        const wr_mem_kind kin = total ? call->in : WR_MEM_DEVICE;
-        const bool exact = wrx_applies(call->fmode, t, o);   /* reproducible float SUM (exact.cu) */
+        const wr_mem_kind kin = total ? call->kin : WR_MEM_DEVICE;
         if (dev_ok(kin) && dev_ok(kout)) {
             const size_t *doff = offsets;
             if (!dev_ok(koff)) {                      /* host offsets: give the kernel a copy */
@@ -247,5 +273,14 @@ wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void 
         return segments_staged(ctx, S, in, kin, out, kout, nseg, hoff, 0, t, o, exact, err);
     });
 }
+
+wr_status cu_reduce(void *s, const wr_call *c, char *err) { return reduce(s, c, false, err); }
+wr_status cu_xreduce(void *s, const wr_call *c, char *err) { return reduce(s, c, true, err); }
+wr_status cu_scan(void *s, const wr_call *c, char *err) { return scan(s, c, false, err); }
+wr_status cu_xscan(void *s, const wr_call *c, char *err) { return scan(s, c, true, err); }
+wr_status cu_rows(void *s, const wr_call *c, char *err) { return rows_op(s, c, false, err); }
+wr_status cu_xrows(void *s, const wr_call *c, char *err) { return rows_op(s, c, true, err); }
+wr_status cu_segments(void *s, const wr_call *c, char *err) { return segments_op(s, c, false, err); }
+wr_status cu_xsegments(void *s, const wr_call *c, char *err) { return segments_op(s, c, true, err); }
 
 } /* namespace wrcuda */

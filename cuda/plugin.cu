@@ -181,21 +181,58 @@ wr_status cu_synchronize(void *s, char *err)
 } /* namespace wrcuda */
 
 /* The plugin's one exported name (lib/plugin.c dlsym()s it). */
-extern "C" WRCUDA_EXPORT const struct wr_backend_ops warpred_backend_ops = {
-    /* abi             */ WR_BACKEND_ABI,
-    /* name            */ "cuda",
-    /* open            */ wrcuda::cu_open,
-    /* close           */ wrcuda::cu_close,
-    /* describe        */ wrcuda::cu_describe,
-    /* threads         */ wrcuda::cu_threads,
-    /* locate          */ wrcuda::cu_locate,
-    /* check_offsets   */ wrcuda::cu_check_offsets,
-    /* set_stream      */ wrcuda::cu_set_stream,
-    /* synchronize     */ wrcuda::cu_synchronize,
-    /* reduce          */ wrcuda::cu_reduce,
-    /* scan            */ wrcuda::cu_scan,
-    /* reduce_rows     */ wrcuda::cu_reduce_rows,
-    /* reduce_segments */ wrcuda::cu_reduce_segments,
-    /* argext          */ wrcuda::cu_argext,
-    /* reduce_exact    */ wrcuda::cu_reduce_exact,
-};
+namespace wrcuda {
+namespace {
+
+/* Device, managed and host memory of every kind (host memory through the
+ * staging pipelines, pinned memory read directly); streams. */
+void cu_caps(void *, struct wr_caps *c);
+
+/* The table, built at compile time (a constexpr function: C++17 has no
+ * designated array initialisers). */
+constexpr wr_backend_ops make_ops()
+{
+    wr_backend_ops o{};
+    o.abi = WR_BACKEND_ABI;
+    o.name = "cuda";
+    o.open = cu_open;
+    o.close = cu_close;
+    o.caps = cu_caps;
+    o.describe = cu_describe;
+    o.threads = cu_threads;
+    o.locate = cu_locate;
+    o.check_offsets = cu_check_offsets;
+    o.set_stream = cu_set_stream;
+    o.synchronize = cu_synchronize;
+    o.op[WR_OPID_REDUCE] = cu_reduce;
+    o.op[WR_OPID_SCAN] = cu_scan;
+    o.op[WR_OPID_ROWS] = cu_rows;
+    o.op[WR_OPID_SEGMENTS] = cu_segments;
+    o.op[WR_OPID_ARGEXT] = cu_argext;
+    o.op[WR_OPID_XREDUCE] = cu_xreduce;
+    o.op[WR_OPID_XSCAN] = cu_xscan;
+    o.op[WR_OPID_XROWS] = cu_xrows;
+    o.op[WR_OPID_XSEGMENTS] = cu_xsegments;
+    o.op[WR_OPID_XSUM] = cu_xsum;
+    return o;
+}
+
+} /* namespace */
+} /* namespace wrcuda */
+
+extern "C" WRCUDA_EXPORT const struct wr_backend_ops warpred_backend_ops = wrcuda::make_ops();
+
+namespace wrcuda {
+namespace {
+void cu_caps(void *, struct wr_caps *c)
+{
+    for (int i = 0; i < WR_NOPIDS; i++)
+        if (warpred_backend_ops.op[i] != nullptr) c->ops |= WR_OPID_BIT(i);
+    c->types = 0x3f;
+    c->mem = 1u << WR_MEM_HOST | 1u << WR_MEM_HOST_PINNED | 1u << WR_MEM_DEVICE | 1u << WR_MEM_MANAGED;
+    c->device = 1;
+    c->pinned_dma = 1;
+    c->streams = 1;
+}
+} /* namespace */
+} /* namespace wrcuda */

@@ -197,18 +197,17 @@ wr_status segments_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin
 /* ---- the operations (ops.cu), as the ops table calls them ---------------- */
 
 wr_status cu_check_offsets(void *s, const size_t *offsets, size_t nseg, size_t sum[5], char *err);
-wr_status cu_reduce(void *s, const wr_call *call, const void *in, void *out, size_t count, wr_type t, wr_op o,
-                    char *err);
-wr_status cu_scan(void *s, const wr_call *call, const void *in, void *out, size_t count, wr_type t, wr_op o,
-                  int exclusive, char *err);
-wr_status cu_reduce_rows(void *s, const wr_call *call, const void *in, void *out, size_t rows, size_t cols,
-                         wr_type t, wr_op o, char *err);
-wr_status cu_reduce_segments(void *s, const wr_call *call, const void *in, void *out, size_t nseg,
-                             const size_t *offsets, wr_type t, wr_op o, char *err);
-wr_status cu_argext(void *s, const wr_call *call, const void *in, size_t count, wr_type t, int is_max,
-                    size_t *index, void *value, char *err);
-wr_status cu_reduce_exact(void *s, const wr_call *call, const void *in, size_t count, wr_type t, void *acc,
-                          char *err);
+/* The operations (ops.cu), one per wr_opid the plugin provides. */
+wr_status cu_reduce(void *s, const wr_call *c, char *err);
+wr_status cu_xreduce(void *s, const wr_call *c, char *err);
+wr_status cu_scan(void *s, const wr_call *c, char *err);
+wr_status cu_xscan(void *s, const wr_call *c, char *err);
+wr_status cu_rows(void *s, const wr_call *c, char *err);
+wr_status cu_xrows(void *s, const wr_call *c, char *err);
+wr_status cu_segments(void *s, const wr_call *c, char *err);
+wr_status cu_xsegments(void *s, const wr_call *c, char *err);
+wr_status cu_argext(void *s, const wr_call *c, char *err);
+wr_status cu_xsum(void *s, const wr_call *c, char *err);
 
 } /* namespace wrcuda */
 

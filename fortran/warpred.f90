@@ -87,6 +87,7 @@ module warpred
   public :: wr_context_last_backend, wr_context_describe, wr_context_error
   public :: wr_context_set_error
   public :: wr_reduce, wr_scan, wr_exscan, wr_reduce_rows, wr_reduce_segments
+  public :: wr_scan_segments, wr_exscan_segments
   public :: wr_argmin, wr_argmax
   public :: wr_context_set_stream, wr_context_synchronize
   public :: wr_context_set_float_mode, wr_context_float_mode
@@ -196,6 +197,35 @@ module warpred
       integer(c_int), value :: type, op
       integer(c_int) :: status
     end function wr_reduce_segments
+
+    ! wr_status wr_scan_segments(wr_context *ctx, const void *in, void *out,
+    !                            size_t nsegments, const size_t *offsets,
+    !                            wr_type type, wr_op op)
+    ! The scan inside each segment (offsets as wr_reduce_segments); out may be in.
+    function wr_scan_segments(ctx, in, out, nsegments, offsets, type, op) &
+         bind(C, name="wr_scan_segments") result(status)
+      import :: c_int, c_size_t, c_ptr
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: in(*)
+      type(*), intent(inout) :: out(*)
+      integer(c_size_t), value :: nsegments
+      integer(c_size_t), intent(in) :: offsets(*)
+      integer(c_int), value :: type, op
+      integer(c_int) :: status
+    end function wr_scan_segments
+
+    ! wr_status wr_exscan_segments(...): the same, exclusive.
+    function wr_exscan_segments(ctx, in, out, nsegments, offsets, type, op) &
+         bind(C, name="wr_exscan_segments") result(status)
+      import :: c_int, c_size_t, c_ptr
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: in(*)
+      type(*), intent(inout) :: out(*)
+      integer(c_size_t), value :: nsegments
+      integer(c_size_t), intent(in) :: offsets(*)
+      integer(c_int), value :: type, op
+      integer(c_int) :: status
+    end function wr_exscan_segments
 
     ! wr_status wr_argmin(wr_context *ctx, const void *in, size_t count,
     !                     wr_type type, size_t *index, void *value)

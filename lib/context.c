@@ -7,9 +7,8 @@
  * plugin, an OPENMP_TARGET context the omptarget plugin; AUTO loads the CUDA
  * plugin and, when that does not open, the omptarget plugin, and otherwise
  * runs on the cpu, and says in its description why a plugin that is
- * installed did not open.  CPU contexts load the
- * CUDA plugin too when it opens, only so that lib/ can recognise device
- * pointers and refuse them instead of letting the host dereference them.
+ * installed did not open.  A CPU context loads no plugin: locate.c tells
+ * device pointers apart without creating a CUDA context.
  */
 #include <config.h>
 #include <stdio.h>
@@ -69,21 +68,37 @@ static void close_backend(struct wri_backend *b)
 
 static void destroy(wr_context *c)
 {
-    close_backend(&c->cuda);
-    close_backend(&c->omp);
-    close_backend(&c->locator);
+    close_backend(&c->dev);
     close_backend(&c->cpu);
     wri_reasons_destroy(c);
     free(c);
 }
 
-/* Open the plugin `file` into b.  The failure is the call's (returned) when
- * the context needs the backend (`need`); otherwise it is kept in `why`
- * unless the plugin is simply not installed. */
-static wr_status open_plugin(const char *file, struct wri_backend *b, int need, char *why, char *err)
+/* What an open backend can do; refuses (with the reason in err) one whose
+ * caps name an operation its table lacks. */
+static wr_status take_caps(struct wri_backend *b, wr_backend id, char *err)
 {
-    int missing;
+    int i;
+    b->id = id;
+    memset(&b->caps, 0, sizeof b->caps);
+    b->ops->caps(b->state, &b->caps);
+    for (i = 0; i < WR_NOPIDS; i++)
+        if ((b->caps.ops & WR_OPID_BIT(i)) && b->ops->op[i] == NULL) {
+            snprintf(err, WR_ERRLEN, "%s: refused: its table has no %s, which its caps name", b->ops->name,
+                     wri_opid_name((enum wr_opid)i));
+            return WR_ERR_NO_BACKEND;
+        }
+    return WR_SUCCESS;
+}
+
+/* Open the plugin `file` into b as backend id.  The failure is the call's
+ * (returned) when the context needs the backend (`need`); otherwise it is
+ * kept in `why` unless the plugin is simply not installed. */
+static wr_status open_plugin(const char *file, wr_backend id, struct wri_backend *b, int need, char *why, char *err)
+{
+    int missing = 0;
     wr_status s = wri_plugin_open(file, b, &missing, err);
+    if (s == WR_SUCCESS && (s = take_caps(b, id, err)) != WR_SUCCESS) close_backend(b);
     if (s == WR_SUCCESS || need || s == WR_ERR_INVALID_ARG || s == WR_ERR_NO_MEMORY) return s;
     if (!missing && why[0] == '\0') snprintf(why, WR_ERRLEN, "%s", err);
     return WR_SUCCESS;
@@ -122,30 +137,27 @@ wr_status wr_context_create(wr_context **ctx, wr_backend backend)
 
     c->cpu.ops = &wrcpu_backend_ops;
     st = c->cpu.ops->open(&c->cpu.state, &wri_host_api, err);
+    if (st != WR_SUCCESS) c->cpu.ops = NULL;            /* (nothing to close) */
+    else st = take_caps(&c->cpu, WR_BACKEND_CPU, err);
     if (st != WR_SUCCESS) {
-        c->cpu.ops = NULL;
         wri_set_error(NULL, "wr_context_create: cpu backend: %s", err);
         destroy(c);
         return st;
     }
     switch (backend) {
     case WR_BACKEND_CPU:
-        st = open_plugin(CUDA_PLUGIN, &c->locator, 0, why, err);
-        why[0] = '\0';                 /* the locator is a convenience: nothing to report */
-        c->loc = c->locator.ops ? &c->locator : NULL;
+        st = WR_SUCCESS;
         break;
     case WR_BACKEND_CUDA:
-        st = open_plugin(CUDA_PLUGIN, &c->cuda, 1, why, err);
-        c->loc = &c->cuda;
+        st = open_plugin(CUDA_PLUGIN, WR_BACKEND_CUDA, &c->dev, 1, why, err);
         break;
     case WR_BACKEND_OPENMP_TARGET:
-        st = open_plugin(OMP_PLUGIN, &c->omp, 1, why, err);
-        c->loc = &c->omp;
+        st = open_plugin(OMP_PLUGIN, WR_BACKEND_OPENMP_TARGET, &c->dev, 1, why, err);
         break;
     default:
-        st = open_plugin(CUDA_PLUGIN, &c->cuda, 0, why, err);
-        if (st == WR_SUCCESS && c->cuda.ops == NULL) st = open_plugin(OMP_PLUGIN, &c->omp, 0, why, err);
-        c->loc = c->cuda.ops ? &c->cuda : c->omp.ops ? &c->omp : NULL;
+        st = open_plugin(CUDA_PLUGIN, WR_BACKEND_CUDA, &c->dev, 0, why, err);
+        if (st == WR_SUCCESS && c->dev.ops == NULL)
+            st = open_plugin(OMP_PLUGIN, WR_BACKEND_OPENMP_TARGET, &c->dev, 0, why, err);
         break;
     }
     if (st != WR_SUCCESS) {
@@ -155,8 +167,7 @@ wr_status wr_context_create(wr_context **ctx, wr_backend backend)
     }
 
     if (backend == WR_BACKEND_AUTO || backend == WR_BACKEND_CPU) describe_backend(c, &c->cpu);
-    if (c->cuda.ops) describe_backend(c, &c->cuda);
-    if (c->omp.ops) describe_backend(c, &c->omp);
+    if (c->dev.ops) describe_backend(c, &c->dev);
     if (why[0] != '\0') describe_add(c, "not loaded", why);
 
     *ctx = c;
@@ -175,8 +186,8 @@ int wr_context_has_backend(const wr_context *ctx, wr_backend b)
     switch (b) {
     case WR_BACKEND_AUTO: return 1;
     case WR_BACKEND_CPU:  return ctx->mode == WR_BACKEND_AUTO || ctx->mode == WR_BACKEND_CPU;
-    case WR_BACKEND_CUDA: return ctx->cuda.ops != NULL;
-    case WR_BACKEND_OPENMP_TARGET: return ctx->omp.ops != NULL;
+    case WR_BACKEND_CUDA:
+    case WR_BACKEND_OPENMP_TARGET: return ctx->dev.ops != NULL && ctx->dev.id == b;
     }
     return 0;
 }
@@ -192,14 +203,12 @@ const char *wr_context_describe(const wr_context *ctx)
     return ctx ? ctx->describe : "";
 }
 
-/* The device backend of a context (cuda before omptarget), or NULL. */
-static struct wri_backend *device_backend(wr_context *ctx)
-{
-    if (ctx->cuda.ops) return &ctx->cuda;
-    if (ctx->omp.ops) return &ctx->omp;
-    return NULL;
-}
-
+/*
+ * The stream is the device backend's.  NULL (the library's own streams)
+ * holds on every context: a context without a backend that takes streams
+ * has nothing to order, so it succeeds there too; a stream is refused,
+ * with the reason, by a context whose backends take none.
+ */
 wr_status wr_context_set_stream(wr_context *ctx, void *stream)
 {
     static const char fn[] = "wr_context_set_stream";
@@ -210,8 +219,17 @@ wr_status wr_context_set_stream(wr_context *ctx, void *stream)
         wri_set_error(NULL, "%s: ctx is NULL", fn);
         return WR_ERR_INVALID_ARG;
     }
-    if ((d = device_backend(ctx)) == NULL) {
-        wri_set_error(ctx, "%s: the context has no device backend (it runs on the cpu)", fn);
+    d = ctx->dev.ops != NULL && ctx->dev.caps.streams ? &ctx->dev : NULL;
+    if (d == NULL) {
+        if (stream == NULL) {
+            wri_clear_error(ctx);
+            return WR_SUCCESS;
+        }
+        if (ctx->dev.ops != NULL)
+            wri_set_error(ctx, "%s: the %s backend has no streams: its calls complete before they return "
+                          "(order them with depend or taskwait)", fn, ctx->dev.ops->name);
+        else
+            wri_set_error(ctx, "%s: the context has no device backend (it runs on the cpu)", fn);
         return WR_ERR_NO_BACKEND;
     }
     st = d->ops->set_stream(d->state, stream, err);
@@ -219,8 +237,8 @@ wr_status wr_context_set_stream(wr_context *ctx, void *stream)
         wri_set_error(ctx, "%s: %s: %s", fn, d->ops->name, err[0] ? err : wr_status_string(st));
         return st;
     }
-    /* from now on wr_reduce_segments may leave device offsets to the
-     * backend (api.c) */
+    /* from now on segmented calls may leave device offsets to the backend
+     * (ops.c) */
     __atomic_store_n(&ctx->streamed, stream != NULL ? d : NULL, __ATOMIC_RELEASE);
     wri_clear_error(ctx);
     return st;
@@ -230,15 +248,16 @@ wr_status wr_context_synchronize(wr_context *ctx)
 {
     static const char fn[] = "wr_context_synchronize";
     char err[WR_ERRLEN] = "";
-    struct wri_backend *d;
     wr_status st = WR_SUCCESS;
     if (ctx == NULL) {
         wri_set_error(NULL, "%s: ctx is NULL", fn);
         return WR_ERR_INVALID_ARG;
     }
-    if ((d = device_backend(ctx)) != NULL) st = d->ops->synchronize(d->state, err);
-    if (st != WR_SUCCESS) wri_set_error(ctx, "%s: %s: %s", fn, d->ops->name, err[0] ? err : wr_status_string(st));
-    else wri_clear_error(ctx);
+    if (ctx->dev.ops != NULL) st = ctx->dev.ops->synchronize(ctx->dev.state, err);
+    if (st != WR_SUCCESS)
+        wri_set_error(ctx, "%s: %s: %s", fn, ctx->dev.ops->name, err[0] ? err : wr_status_string(st));
+    else
+        wri_clear_error(ctx);
     return st;
 }
 

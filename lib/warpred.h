@@ -245,6 +245,23 @@ WR_API wr_status wr_scan_exact(wr_context *ctx, const void *in, void *out, size_
 WR_API wr_status wr_exscan_exact(wr_context *ctx, const void *in, void *out, size_t count, wr_type type,
                                  const wr_exact_sum *base);
 
+/* ---- scans inside segments (since 0.2) ------------------------------------ */
+
+/* For each segment s, over in[offsets[s] .. offsets[s+1]-1]: out[i] =
+ * in[offsets[s]] op ... op in[i] (wr_exscan_segments: up to in[i-1], the
+ * identity at each segment's first element).  offsets as in
+ * wr_reduce_segments (nsegments + 1 non-decreasing entries); elements
+ * outside [offsets[0], offsets[nsegments]) are neither read nor written;
+ * out == in is allowed.  Float/double SUM in reproducible mode: every
+ * output is the exact prefix inside its segment, rounded once.  With a
+ * stream set and in, out and offsets in device memory the call is queued
+ * without reading the offsets on the host, as wr_reduce_segments.  Returns
+ * what wr_reduce_segments does. */
+WR_API wr_status wr_scan_segments(wr_context *ctx, const void *in, void *out, size_t nsegments,
+                                  const size_t *offsets, wr_type type, wr_op op);
+WR_API wr_status wr_exscan_segments(wr_context *ctx, const void *in, void *out, size_t nsegments,
+                                    const size_t *offsets, wr_type type, wr_op op);
+
 #ifdef __cplusplus
 }
 #endif

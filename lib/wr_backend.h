@@ -9,32 +9,40 @@
  * wr_host_api, so a plugin loads whatever namespace the host program loaded
  * libwarpred into (dlopen RTLD_LOCAL, as Python's ctypes does).
  *
- * lib/ validates every argument before it calls a backend, so a backend may
- * assume: valid enums, the op is defined for the type, non-NULL buffers
- * wherever an element is read or written, buffers aligned to their element
- * size that end inside the address space, non-decreasing offsets (except
- * where call->offsets_unchecked says otherwise), and no overlap except
- * in == out for scans.  Everything lib/ found out about a call
- * (where each buffer lives, the first and last offsets, the float mode)
- * comes to the operation in a struct wr_call: a backend keeps no memory of
- * one call for the next.  A backend never prints; it reports a failure as a
- * status plus a one-line reason written into err (WR_ERRLEN bytes).
+ * Operations.  Every public operation is described once, in lib/ops.c (see
+ * doc/DESIGN.md): its arguments are checked there, its buffers located, a
+ * backend chosen by what the backends say they can do (struct wr_caps), and
+ * the backend's entry for the operation's id (enum wr_opid) called with one
+ * struct wr_call.  The reproducible (exact) forms are ids of their own: a
+ * backend never decides itself whether a call is an exact sum.
  *
- * Change anything in these structs or in the meaning of a field: bump
- * WR_BACKEND_ABI.  The loader refuses a plugin whose abi differs, and one
- * whose table has a NULL function pointer.
+ * lib/ validates every argument before it calls a backend, so a backend may
+ * assume: valid enums, the op is defined for the type, the id is one its
+ * caps name, non-NULL buffers wherever an element is read or written,
+ * buffers aligned to their element size that end inside the address space,
+ * non-decreasing offsets (except where call->offsets_unchecked says
+ * otherwise), and no overlap except in == out where the operation allows it.
+ * A backend keeps no memory of one call for the next, never prints, and
+ * reports a failure as a status plus a one-line reason written into err
+ * (WR_ERRLEN bytes).
+ *
+ * Change anything in these structs, in the list of ids or in the meaning of
+ * a field: bump WR_BACKEND_ABI.  The loader refuses a plugin whose abi
+ * differs, one whose table has a NULL function pointer among the common
+ * entries, and one whose caps name an id whose entry is NULL.
  */
 #ifndef WR_BACKEND_H
 #define WR_BACKEND_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include "warpred.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-#define WR_BACKEND_ABI 5
+#define WR_BACKEND_ABI 6
 #define WR_BACKEND_SYMBOL "warpred_backend_ops"   /* a plugin's one exported name */
 #define WR_ERRLEN 256                             /* size of every err buffer */
 
@@ -47,6 +55,56 @@ typedef enum wr_mem_kind {
     WR_MEM_MAPPED          /* host memory the backend holds a device copy of (OpenMP: present
                               in the device data environment); the backend works on that copy */
 } wr_mem_kind;
+#define WR_MEM_KINDS 5
+
+/*
+ * The operations a backend may provide: one entry of wr_backend_ops.op[]
+ * each.  The buffers and sizes of a call are in struct wr_call; "in[count]"
+ * means count elements of call->type at call->in.
+ */
+enum wr_opid {
+    WR_OPID_REDUCE,        /* out[0] = in[0] op ... op in[count-1]; count 0: the identity */
+    WR_OPID_SCAN,          /* out[i] = inclusive (exclusive: exclusive) prefix; count >= 1; out == in allowed */
+    WR_OPID_ROWS,          /* out[r] = reduction of row r of in[rows * cols]; rows = count >= 1,
+                              cols 0: identities */
+    WR_OPID_SEGMENTS,      /* out[s] = reduction of in[offsets[s] .. offsets[s+1]); nsegments = count >= 1 */
+    WR_OPID_SEGSCAN,       /* a scan inside each segment (exclusive: exclusive): out[i] for i in
+                              [offsets[0], offsets[count]); nothing outside is read or written;
+                              out == in allowed; count >= 1 */
+    WR_OPID_ARGEXT,        /* *index (and *value unless NULL) of the first min (is_max: max); count >= 1 */
+    WR_OPID_IAMAX,         /* as ARGEXT, argmax of |in[i]| (float/double); *value = in[*index] */
+    WR_OPID_DOT,           /* out[0] = in[0]*in2[0] + ... (float/double; count 0: +0); in2 may be in */
+    WR_OPID_DOTROWS,       /* out[r] = dot product of row r of in and of in2 (rows = count >= 1) */
+    WR_OPID_NRM2,          /* out[0] = sqrt(in[0]^2 + ...) without intermediate overflow/underflow
+                              (count 0: +0) */
+    WR_OPID_ASUM,          /* out[0] = |in[0]| + ... + |in[count-1]| (count 0: +0) */
+    /* float/double SUM in reproducible mode: the exact sum, rounded once */
+    WR_OPID_XREDUCE,       /* as REDUCE (count 0: +0) */
+    WR_OPID_XSCAN,         /* as SCAN: every output the exact prefix from call->carry on, rounded once */
+    WR_OPID_XROWS,         /* as ROWS */
+    WR_OPID_XSEGMENTS,     /* as SEGMENTS (empty segments: +0) */
+    WR_OPID_XSEGSCAN,      /* as SEGSCAN: every output the exact prefix inside its segment, rounded once */
+    WR_OPID_XSUM,          /* call->acc (a struct wrx_acc of lib/wr_exact.h in host memory) = the
+                              exact sum of in[count], unrounded; count >= 1 */
+    WR_OPID_XDOT,          /* as DOT: the exact dot product (each product split exactly by an
+                              FMA, both parts summed exactly), rounded once */
+    WR_OPID_XDOTROWS,      /* as DOTROWS, each row's exact dot product rounded once */
+    WR_OPID_XNRM2,         /* as NRM2: sqrt of the correctly rounded exact sum of squares */
+    WR_OPID_XASUM,         /* as ASUM: the exact sum of |in[i]|, rounded once */
+    WR_NOPIDS
+};
+#define WR_OPID_BIT(id) ((uint64_t)1 << (id))
+
+/* What a backend can do, as its caps() says after open(); lib/ routes by it. */
+struct wr_caps {
+    uint64_t ops;          /* WR_OPID_BIT(id) for every id whose op[id] is set */
+    unsigned types;        /* 1u << wr_type for every type it takes (all six, today) */
+    unsigned mem;          /* 1u << wr_mem_kind for every kind of buffer it can reach */
+    unsigned device : 1;   /* computes on a device: AUTO sends device and managed memory here */
+    unsigned pinned_dma : 1; /* reads pinned host memory over the bus without a staging copy
+                              (AUTO's cost model may send such calls here) */
+    unsigned streams : 1;  /* set_stream() takes a stream; queued calls are possible */
+};
 
 /* What a plugin may use of the core, handed to open() (valid until the
  * process ends). */
@@ -63,28 +121,48 @@ struct wr_host_api {
     int (*env_count)(const char *name, size_t min, size_t max, size_t *value, char *err);
 };
 
-/* What lib/ found out about one call, for the operation it calls next. */
+/* One call, as lib/ hands it to a backend's op[id]. */
 struct wr_call {
-    wr_mem_kind in;          /* the input (WR_MEM_HOST when no element is read) */
-    wr_mem_kind out;         /* the output; argext: index */
-    wr_mem_kind aux;         /* reduce_segments: offsets; argext: value (WR_MEM_HOST when NULL) */
-    wr_float_mode fmode;     /* the float mode the call runs in */
-    size_t first, last;      /* reduce_segments: offsets[0] and offsets[nsegments], checked
-                                (both 0 when offsets_unchecked) */
-    /* reduce_segments on a backend whose set_stream() took a stream, with in,
-     * out and offsets all device or managed memory, and not an exact sum
-     * (wrx_applies() false): 1 when lib/ did not read the offsets (reading
-     * them would wait for the stream).  in is then only
-     * known to be non-NULL and aligned, and out not to overlap the offsets.
-     * The backend must check on the device that the offsets do not decrease,
-     * read no element outside in[offsets[0] .. offsets[nsegments]), and
+    enum wr_opid id;       /* which operation */
+    wr_type type;
+    wr_op op;              /* WR_SUM for the ids that take no wr_op */
+    int exclusive;         /* SCAN, SEGSCAN and their X forms: 1 exclusive, 0 inclusive */
+    int is_max;            /* ARGEXT: 1 argmax, 0 argmin */
+    const void *in;        /* the elements (NULL only where no element is read) */
+    const void *in2;       /* DOT, DOTROWS and their X forms: the second vector (may be in) */
+    void *out;             /* the results (ARGEXT, IAMAX: value, may be NULL; XSUM: unused) */
+    size_t *index;         /* ARGEXT, IAMAX: the index */
+    size_t count;          /* elements; rows (ROWS, DOTROWS); segments (SEGMENTS, SEGSCAN) */
+    size_t cols;           /* ROWS, DOTROWS: columns (0 allowed) */
+    const size_t *offsets; /* SEGMENTS, SEGSCAN: count + 1 offsets where kaux says */
+    const void *carry;     /* XSCAN: NULL, or a struct wrx_acc in host memory, checked: the exact
+                              sum of what comes before in[0], to start the prefixes from */
+    void *acc;             /* XSUM: the struct wrx_acc (host memory) to write */
+
+    /* what lib/ found out about the buffers */
+    wr_mem_kind kin;       /* in (WR_MEM_HOST when no element is read) */
+    wr_mem_kind kin2;      /* in2 (WR_MEM_HOST when there is none) */
+    wr_mem_kind kout;      /* out (ARGEXT, IAMAX: value; WR_MEM_HOST when NULL) */
+    wr_mem_kind kaux;      /* offsets; ARGEXT, IAMAX: index */
+    size_t first, last;    /* SEGMENTS, SEGSCAN: offsets[0] and offsets[count], checked (both 0
+                              when offsets_unchecked) */
+    /* SEGMENTS and SEGSCAN (not their X forms) on a backend whose
+     * set_stream() took a stream, with in, out and offsets all device or
+     * managed memory: 1 when lib/ did not read the offsets (reading them
+     * would wait for the stream).  in is then only known to be non-NULL and
+     * aligned, and out not to overlap the offsets.  The backend must check
+     * on the device that the offsets do not decrease, read and write no
+     * element outside [offsets[0], offsets[count]) (SEGMENTS: read), and
      * report a violation as WR_ERR_INVALID_ARG (asynchronously, through
      * synchronize() and its next calls, when it queues the call). */
     int offsets_unchecked;
-    const void *carry;       /* scan with wrx_applies(): NULL, or a struct wrx_acc of
-                                lib/wr_exact.h in host memory, checked: the exact sum of
-                                what comes before in[0], to start the prefixes from */
 };
+
+/* An operation: writes its outputs completely before returning WR_SUCCESS,
+ * or has queued the work that does when a stream is set and every buffer is
+ * device or managed memory; leaves them untouched when it fails before any
+ * work started. */
+typedef wr_status (*wr_op_fn)(void *state, const struct wr_call *call, char *err);
 
 /* Element bytes of a valid wr_type (a plugin's own copy of wr_type_size). */
 static inline size_t wr_backend_type_size(wr_type t)
@@ -107,6 +185,8 @@ struct wr_backend_ops {
     /* Free what open() made, after the work it queued has finished.  Called
      * once per successful open(). */
     void (*close)(void *state);
+    /* What the backend opened in state can do. */
+    void (*caps)(void *state, struct wr_caps *caps);
     /* Write a one-line description ("OpenMP, 16 threads", "NVIDIA H200
      * (sm_90, sm_90 machine code)") into buf of len bytes, NUL-terminated. */
     void (*describe)(void *state, char *buf, size_t len);
@@ -125,49 +205,19 @@ struct wr_backend_ops {
      * = offsets[s], sum[4] = offsets[s + 1]. */
     wr_status (*check_offsets)(void *state, const size_t *offsets, size_t nsegments, size_t sum[5], char *err);
     /* Order the context's device work on stream (a cudaStream_t; NULL: the
-     * backend's own), after what the backend queued before.  A backend
-     * without streams returns WR_ERR_NO_BACKEND with a reason (and may
-     * accept NULL).  Once it has taken a non-NULL stream, lib/ may pass it
-     * reduce_segments calls with call->offsets_unchecked set. */
+     * backend's own), after what the backend queued before.  Called only for
+     * a backend whose caps have streams (lib/ answers for the others).  Once
+     * it has taken a non-NULL stream, lib/ may pass it SEGMENTS and SEGSCAN
+     * calls with call->offsets_unchecked set. */
     wr_status (*set_stream)(void *state, void *stream, char *err);
     /* Wait for all work the backend queued for this context; report a failure
      * of asynchronous work (WR_ERR_DEVICE, or WR_ERR_INVALID_ARG for offsets
      * found to decrease on the device). */
     wr_status (*synchronize)(void *state, char *err);
 
-    /* The operations; see warpred.h for their meaning.  Each one must write
-     * its outputs completely before returning WR_SUCCESS, or have queued the
-     * work that does when a stream is set and every buffer is device or
-     * managed memory; and must leave them untouched when it fails before any
-     * work started.  A backend without an operation points it at a function
-     * that returns WR_ERR_UNSUPPORTED with a reason. */
-    wr_status (*reduce)(void *state, const struct wr_call *call, const void *in, void *out,
-                        size_t count, wr_type type, wr_op op, char *err);
-    /* count >= 1.  exclusive == 0: inclusive scan; otherwise exclusive.  In
-     * reproducible mode (wrx_applies()) every output is the exact prefix,
-     * from call->carry on, rounded once with wr_exact.h; a backend that
-     * cannot do that returns WR_ERR_UNSUPPORTED with a reason. */
-    wr_status (*scan)(void *state, const struct wr_call *call, const void *in, void *out,
-                      size_t count, wr_type type, wr_op op, int exclusive, char *err);
-    /* rows >= 1. */
-    wr_status (*reduce_rows)(void *state, const struct wr_call *call, const void *in, void *out,
-                             size_t rows, size_t cols, wr_type type, wr_op op, char *err);
-    /* nsegments >= 1; offsets: nsegments+1 entries where call->aux says.
-     * in is the caller's pointer (element offsets[s] is in[offsets[s]]); it
-     * is NULL only when every segment is empty. */
-    wr_status (*reduce_segments)(void *state, const struct wr_call *call, const void *in, void *out,
-                                 size_t nsegments, const size_t *offsets, wr_type type, wr_op op,
-                                 char *err);
-    /* count >= 1.  is_max == 0: argmin, else argmax.  value may be NULL. */
-    wr_status (*argext)(void *state, const struct wr_call *call, const void *in, size_t count,
-                        wr_type type, int is_max, size_t *index, void *value, char *err);
-    /* count >= 1, type WR_FLOAT or WR_DOUBLE: write the exact sum of
-     * in[0..count) to acc, a struct wrx_acc of lib/wr_exact.h in host
-     * memory, whatever call->fmode says (wr_reduce_exact).  In reproducible
-     * mode, reduce, reduce_rows and reduce_segments of float/double SUM must
-     * round that exact sum with wr_exact.h (wrx_applies() says when). */
-    wr_status (*reduce_exact)(void *state, const struct wr_call *call, const void *in, size_t count,
-                              wr_type type, void *acc, char *err);
+    /* op[id]: the operation id, or NULL when the backend does not provide
+     * it (and then its caps do not name it). */
+    wr_op_fn op[WR_NOPIDS];
 };
 
 /* The cpu backend's table (cpu/), linked into libwarpred.so. */

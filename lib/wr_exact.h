@@ -102,13 +102,6 @@ typedef struct wrx_acc {
     uint32_t load;                 /* see WRX_LOAD_MAX */
 } wrx_acc;                         /* 544 bytes: the public wr_exact_sum */
 
-/* 1 when a call in float mode fmode of op o on type t is an exact sum: the
- * test every backend's operations make (reproducible float/double SUM). */
-WR_HD int wrx_applies(int fmode, wr_type t, wr_op o)
-{
-    return fmode == (int)WR_FLOAT_REPRODUCIBLE && o == WR_SUM && (t == WR_FLOAT || t == WR_DOUBLE);
-}
-
 /* ---- bits ------------------------------------------------------------------ */
 
 WR_HD uint64_t wrx_bits(double x)

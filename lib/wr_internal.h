@@ -15,10 +15,13 @@
 #  define WR_PRINTF(f, a)
 #endif
 
-/* One backend as a context holds it: its table and its per-context state. */
+/* One backend as a context holds it: its table, its per-context state, what
+ * it can do and which public backend it is. */
 struct wri_backend {
     const struct wr_backend_ops *ops;   /* NULL: not available in this context */
     void *state;                        /* what ops->open() returned */
+    struct wr_caps caps;                /* what ops->caps() said after open() */
+    wr_backend id;                      /* WR_BACKEND_CPU, _CUDA or _OPENMP_TARGET */
 };
 
 /* The reason for the last failed call of one thread on one context (see
@@ -30,12 +33,10 @@ struct wr_context {
     int fmode;                  /* wr_float_mode, atomic access */
     int fmode_env;              /* WARPRED_FLOAT_MODE's wr_float_mode, or -1 */
     struct wri_backend cpu;     /* always present */
-    struct wri_backend cuda;    /* AUTO and CUDA contexts whose plugin opened */
-    struct wri_backend omp;     /* OPENMP_TARGET contexts, AUTO ones without cuda */
-    struct wri_backend locator; /* the cuda plugin, opened only to tell device pointers
-                                   apart (cpu contexts) */
-    const struct wri_backend *loc; /* who locates buffers: cuda, omp, locator or NULL */
-    const struct wri_backend *streamed; /* the backend whose set_stream took a stream, or NULL
+    struct wri_backend dev;     /* the device backend (a plugin), if any: CUDA and
+                                   OPENMP_TARGET contexts, and AUTO ones whose cuda or
+                                   (failing that) omptarget plugin opened */
+    const struct wri_backend *streamed; /* dev once its set_stream took a stream, or NULL
                                    (atomic access) */
     int last_backend;           /* wr_backend of the last successful call (atomic access) */
     char describe[768];
@@ -68,6 +69,34 @@ extern const struct wr_host_api wri_host_api;
 struct wrx_acc;
 /* 1 if a (a wr_exact_sum's contents) is an accumulator wr_exact.h can use. */
 int wri_exact_valid(const struct wrx_acc *a);
+
+/* ---- operations (ops.c) ---- */
+/* The public operations, each described once (ops.c's wri_desc). */
+enum wri_desc_id {
+    WRI_REDUCE, WRI_SCAN, WRI_EXSCAN, WRI_ROWS, WRI_SEGMENTS, WRI_SEGSCAN, WRI_SEGEXSCAN,
+    WRI_ARGMIN, WRI_ARGMAX, WRI_IAMAX, WRI_DOT, WRI_DOTROWS, WRI_NRM2, WRI_ASUM,
+    WRI_XSCAN, WRI_XEXSCAN, WRI_XSUM,
+    WRI_NDESC
+};
+/* How a descriptor's buffers are sized. */
+enum wri_shape {
+    WRI_SHAPE_LINEAR,   /* count elements (in2 too) */
+    WRI_SHAPE_ROWS,     /* rows (call->count) x cols */
+    WRI_SHAPE_SEGS      /* nsegments (call->count) + 1 offsets */
+};
+/* Check the arguments of public function fn (operation `which`, arguments in
+ * c: type, op, in, in2, out, index, count, cols, offsets, carry, acc), find
+ * where its buffers live, choose the backend, run it, and keep the reason
+ * of a failure. */
+wr_status wri_run(wr_context *ctx, const char *fn, enum wri_desc_id which, struct wr_call *c);
+/* A backend operation's name ("reduce_rows"), for reasons. */
+const char *wri_opid_name(enum wr_opid id);
+
+/* ---- where memory lives (locate.c) ---- */
+/* Where the memory at p lives: the device backend's answer, or else the
+ * light locator's (device and managed memory of a CUDA driver the process
+ * has already loaded; everything else is host memory). */
+wr_mem_kind wri_locate(const wr_context *ctx, const void *p);
 
 /* ---- plugins (plugin.c) ---- */
 /* Load the plugin file `file` (e.g. "warpred_cuda.so") from the plugin

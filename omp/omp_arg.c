@@ -111,9 +111,9 @@ wr_status wro_argext(struct wro_state *st, const struct wr_call *call, const voi
     char *stage = NULL, *pv = NULL, *rv;
     size_t *pi = NULL, *ri;
 
-    if ((rc = wro_resolve(st, in, count * es, call->in, "in", &bi, err)) != WR_SUCCESS) return rc;
-    if ((rc = wro_resolve(st, index, sizeof *index, call->out, "index", &bx, err)) != WR_SUCCESS) return rc;
-    if ((rc = wro_resolve(st, value, value ? es : 0, call->aux, "value", &bv, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, in, count * es, call->kin, "in", &bi, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, index, sizeof *index, call->kaux, "index", &bx, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, value, value ? es : 0, call->kout, "value", &bv, err)) != WR_SUCCESS) return rc;
     rc = wro_scratch_open(st, &s,
                           2 * WRO_SCRATCH_SIZE(8) + (K ? WRO_SCRATCH_SIZE(G * es) + WRO_SCRATCH_SIZE(G * sizeof(size_t)) : 0) +
                               (bi.direct ? 0 : WRO_SCRATCH_SIZE(count * es < st->staging ? count * es : st->staging)),

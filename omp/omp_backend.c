@@ -278,71 +278,93 @@ static wr_status wro_check(void *state, const size_t *offsets, size_t nsegments,
     return wro_check_offsets(state, offsets, nsegments, sum, err);
 }
 
-/* Reproducible float/double SUM (wrx_applies) goes to omp_exact.c; its scans
- * are the cpu backend's only (lib/api.c keeps them there under AUTO). */
-static wr_status op_reduce(void *state, const struct wr_call *call, const void *in, void *out, size_t count,
-                           wr_type type, wr_op op, char *err)
-{
-    if (wrx_applies(call->fmode, type, op)) return wro_exact_reduce(state, call, in, out, count, type, err);
-    return wro_reduce(state, call, in, out, count, type, op, err);
-}
-
-static wr_status op_scan(void *state, const struct wr_call *call, const void *in, void *out, size_t count,
-                         wr_type type, wr_op op, int exclusive, char *err)
-{
-    if (wrx_applies(call->fmode, type, op)) {
-        snprintf(err, WR_ERRLEN, "reproducible float/double SUM scans run on the cpu backend only");
-        return WR_ERR_UNSUPPORTED;
-    }
-    return wro_scan(state, call, in, out, count, type, op, exclusive, err);
-}
-
-static wr_status op_rows(void *state, const struct wr_call *call, const void *in, void *out, size_t rows,
-                         size_t cols, wr_type type, wr_op op, char *err)
-{
-    if (wrx_applies(call->fmode, type, op)) return wro_exact_rows(state, call, in, out, rows, cols, type, err);
-    return wro_reduce_rows(state, call, in, out, rows, cols, type, op, err);
-}
-
-static wr_status op_segments(void *state, const struct wr_call *call, const void *in, void *out,
-                             size_t nsegments, const size_t *offsets, wr_type type, wr_op op, char *err)
-{
-    if (wrx_applies(call->fmode, type, op))
-        return wro_exact_segments(state, call, in, out, nsegments, offsets, type, err);
-    return wro_reduce_segments(state, call, in, out, nsegments, offsets, type, op, err);
-}
-
-static wr_status op_reduce_exact(void *state, const struct wr_call *call, const void *in, size_t count,
-                                 wr_type type, void *acc, char *err)
-{
-    return wro_reduce_exact(state, call, in, count, type, acc, err);
-}
-
-static wr_status op_argext(void *state, const struct wr_call *call, const void *in, size_t count, wr_type type,
-                           int is_max, size_t *index, void *value, char *err)
-{
-    return wro_argext(state, call, in, count, type, is_max, index, value, err);
-}
-
-/* The plugin's one exported symbol (plugin.map). */
+/* The plugin's one exported symbol (plugin.map), below. */
 extern const struct wr_backend_ops warpred_backend_ops;
+
+/* Device, managed and mapped memory, and host memory through staging
+ * buffers (on the host fallback: in place).  No streams. */
+static void wro_caps(void *state, struct wr_caps *c)
+{
+    int i;
+    (void)state;
+    for (i = 0; i < WR_NOPIDS; i++)
+        if (warpred_backend_ops.op[i] != NULL) c->ops |= WR_OPID_BIT(i);
+    c->types = 0x3f;
+    c->mem = 1u << WR_MEM_HOST | 1u << WR_MEM_HOST_PINNED | 1u << WR_MEM_DEVICE | 1u << WR_MEM_MANAGED |
+             1u << WR_MEM_MAPPED;
+    c->device = 1;
+}
+
+/* ---- the operations: omp_reduce.c, omp_scan.c, omp_arg.c, omp_exact.c ---- */
+
+static wr_status op_reduce(void *s, const struct wr_call *c, char *err)
+{
+    return wro_reduce(s, c, c->in, c->out, c->count, c->type, c->op, err);
+}
+
+static wr_status op_scan(void *s, const struct wr_call *c, char *err)
+{
+    return wro_scan(s, c, c->in, c->out, c->count, c->type, c->op, c->exclusive, err);
+}
+
+static wr_status op_rows(void *s, const struct wr_call *c, char *err)
+{
+    return wro_reduce_rows(s, c, c->in, c->out, c->count, c->cols, c->type, c->op, err);
+}
+
+static wr_status op_segments(void *s, const struct wr_call *c, char *err)
+{
+    return wro_reduce_segments(s, c, c->in, c->out, c->count, c->offsets, c->type, c->op, err);
+}
+
+static wr_status op_argext(void *s, const struct wr_call *c, char *err)
+{
+    return wro_argext(s, c, c->in, c->count, c->type, c->is_max, c->index, c->out, err);
+}
+
+static wr_status op_xreduce(void *s, const struct wr_call *c, char *err)
+{
+    return wro_exact_reduce(s, c, c->in, c->out, c->count, c->type, err);
+}
+
+static wr_status op_xrows(void *s, const struct wr_call *c, char *err)
+{
+    return wro_exact_rows(s, c, c->in, c->out, c->count, c->cols, c->type, err);
+}
+
+static wr_status op_xsegments(void *s, const struct wr_call *c, char *err)
+{
+    return wro_exact_segments(s, c, c->in, c->out, c->count, c->offsets, c->type, err);
+}
+
+static wr_status op_xsum(void *s, const struct wr_call *c, char *err)
+{
+    return wro_reduce_exact(s, c, c->in, c->count, c->type, c->acc, err);
+}
+
 __attribute__((visibility("default"))) const struct wr_backend_ops warpred_backend_ops = {
     .abi = WR_BACKEND_ABI,
     .name = "omptarget",
     .open = wro_open,
     .close = wro_close,
+    .caps = wro_caps,
     .describe = wro_describe,
     .threads = wro_threads,
     .locate = wro_locate,
     .check_offsets = wro_check,
     .set_stream = wro_set_stream,
     .synchronize = wro_synchronize,
-    .reduce = op_reduce,
-    .scan = op_scan,
-    .reduce_rows = op_rows,
-    .reduce_segments = op_segments,
-    .argext = op_argext,
-    .reduce_exact = op_reduce_exact,
+    .op = {
+        [WR_OPID_REDUCE] = op_reduce,
+        [WR_OPID_SCAN] = op_scan,
+        [WR_OPID_ROWS] = op_rows,
+        [WR_OPID_SEGMENTS] = op_segments,
+        [WR_OPID_ARGEXT] = op_argext,
+        [WR_OPID_XREDUCE] = op_xreduce,
+        [WR_OPID_XROWS] = op_xrows,
+        [WR_OPID_XSEGMENTS] = op_xsegments,
+        [WR_OPID_XSUM] = op_xsum,
+    },
 };
 
 /* ---- scratch, copies and buffers ------------------------------------------- */

@@ -312,7 +312,7 @@ wr_status wro_reduce_exact(struct wro_state *st, const struct wr_call *call, con
     struct wro_scratch s;
     wrx_acc *total;
     wr_status rc;
-    if ((rc = wro_resolve(st, in, count * es, call->in, "in", &bi, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, in, count * es, call->kin, "in", &bi, err)) != WR_SUCCESS) return rc;
     if ((rc = wro_scratch_open(st, &s, sum_scratch(st, count, es, bi.direct), err)) != WR_SUCCESS) return rc;
     total = wro_scratch_take(&s, sizeof(wrx_acc));
     rc = exact_sum(st, &s, type, &bi, count, total, NULL, err);
@@ -329,8 +329,8 @@ wr_status wro_exact_reduce(struct wro_state *st, const struct wr_call *call, con
     struct wro_scratch s;
     wr_status rc;
     char *res;
-    if ((rc = wro_resolve(st, in, count * es, call->in, "in", &bi, err)) != WR_SUCCESS) return rc;
-    if ((rc = wro_resolve(st, out, es, call->out, "out", &bo, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, in, count * es, call->kin, "in", &bi, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, out, es, call->kout, "out", &bo, err)) != WR_SUCCESS) return rc;
     if (count == 0) {
         const double z = 0.0;
         const float zf = 0.0f;
@@ -358,8 +358,8 @@ wr_status wro_exact_rows(struct wro_state *st, const struct wr_call *call, const
     wr_status rc = WR_SUCCESS;
     size_t r0, per, RL = cols <= WRO_XROW_LANE ? 1 : xrow_lanes(cols), need;
 
-    if ((rc = wro_resolve(st, in, rows * cols * es, call->in, "in", &bi, err)) != WR_SUCCESS) return rc;
-    if ((rc = wro_resolve(st, out, rows * es, call->out, "out", &bo, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, in, rows * cols * es, call->kin, "in", &bi, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, out, rows * es, call->kout, "out", &bo, err)) != WR_SUCCESS) return rc;
     if (cols == 0) {
         char *z = calloc(rows, es);       /* +0: the sum of no elements */
         if (z == NULL) {
@@ -524,12 +524,12 @@ wr_status wro_exact_segments(struct wro_state *st, const struct wr_call *call, c
     struct wro_buf bi, bo, bf;
     wr_status rc;
 
-    if ((rc = wro_resolve(st, in ? (const char *)in + first * es : NULL, (last - first) * es, call->in, "in", &bi,
+    if ((rc = wro_resolve(st, in ? (const char *)in + first * es : NULL, (last - first) * es, call->kin, "in", &bi,
                           err)) != WR_SUCCESS)
         return rc;
     if (bi.p != NULL) bi.p -= first * es;
-    if ((rc = wro_resolve(st, out, nsegments * es, call->out, "out", &bo, err)) != WR_SUCCESS) return rc;
-    if ((rc = wro_resolve(st, offsets, (nsegments + 1) * sizeof(size_t), call->aux, "offsets", &bf, err))
+    if ((rc = wro_resolve(st, out, nsegments * es, call->kout, "out", &bo, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, offsets, (nsegments + 1) * sizeof(size_t), call->kaux, "offsets", &bf, err))
         != WR_SUCCESS)
         return rc;
     if (in == NULL) {                          /* every segment is empty: +0 */

@@ -259,8 +259,8 @@ wr_status wro_reduce(struct wro_state *st, const struct wr_call *call, const voi
     wr_status rc;
     void *res;
 
-    if ((rc = wro_resolve(st, in, count * es, call->in, "in", &bi, err)) != WR_SUCCESS) return rc;
-    if ((rc = wro_resolve(st, out, es, call->out, "out", &bo, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, in, count * es, call->kin, "in", &bi, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, out, es, call->kout, "out", &bo, err)) != WR_SUCCESS) return rc;
     if (count == 0) {
         unsigned char id[8];
         wr_identity(type, op, id);
@@ -296,8 +296,8 @@ wr_status wro_reduce_rows(struct wro_state *st, const struct wr_call *call, cons
     wr_status rc = WR_SUCCESS;
     size_t r0, per, need;
 
-    if ((rc = wro_resolve(st, in, rows * cols * es, call->in, "in", &bi, err)) != WR_SUCCESS) return rc;
-    if ((rc = wro_resolve(st, out, rows * es, call->out, "out", &bo, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, in, rows * cols * es, call->kin, "in", &bi, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, out, rows * es, call->kout, "out", &bo, err)) != WR_SUCCESS) return rc;
     if (cols == 0) {
         unsigned char id[8];
         wr_identity(type, op, id);
@@ -455,12 +455,12 @@ wr_status wro_reduce_segments(struct wro_state *st, const struct wr_call *call, 
     wr_status rc;
 
     /* in as lib/ located it: from element offsets[0] on */
-    if ((rc = wro_resolve(st, in ? (const char *)in + first * es : NULL, (last - first) * es, call->in, "in",
+    if ((rc = wro_resolve(st, in ? (const char *)in + first * es : NULL, (last - first) * es, call->kin, "in",
                           &bi, err)) != WR_SUCCESS)
         return rc;
     if (bi.p != NULL) bi.p -= first * es;       /* back to the caller's element 0 */
-    if ((rc = wro_resolve(st, out, nsegments * es, call->out, "out", &bo, err)) != WR_SUCCESS) return rc;
-    if ((rc = wro_resolve(st, offsets, (nsegments + 1) * sizeof(size_t), call->aux, "offsets", &bf, err))
+    if ((rc = wro_resolve(st, out, nsegments * es, call->kout, "out", &bo, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, offsets, (nsegments + 1) * sizeof(size_t), call->kaux, "offsets", &bf, err))
         != WR_SUCCESS)
         return rc;
     if (in == NULL) {                          /* every segment is empty */

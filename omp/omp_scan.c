@@ -241,8 +241,8 @@ wr_status wro_scan(struct wro_state *st, const struct wr_call *call, const void 
     size_t chunk, c0;
     char *stage = NULL;
 
-    if ((rc = wro_resolve(st, in, count * es, call->in, "in", &bi, err)) != WR_SUCCESS) return rc;
-    if ((rc = wro_resolve(st, out, count * es, call->out, "out", &bo, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, in, count * es, call->kin, "in", &bi, err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_resolve(st, out, count * es, call->kout, "out", &bo, err)) != WR_SUCCESS) return rc;
     if (bi.direct && bo.direct) {
         if ((rc = wro_scratch_open(st, &s, sbuf_bytes(count, k->wsize), err)) != WR_SUCCESS) return rc;
         rc = wro_scan_dev(st, &s, bi.p, bo.p, count, type, op, exclusive, err);

@@ -12,7 +12,8 @@
  *   FAKE_ABI    the same table with a wrong ABI number.
  *   FAKE_NODEV  open() fails: WR_ERR_NO_BACKEND, "no CUDA device".
  *   FAKE_NOSYM  the table exported under another name.
- *   FAKE_NULLFN the good table with a NULL function pointer (reduce_rows).
+ *   FAKE_NULLFN the good table without its reduce_rows, which its caps
+ *               still name.
  *   FAKE_HOSTILE the good table, plus a constructor that runs at dlopen()
  *               and creates the file named by WR_HOSTILE_MARKER (read with
  *               plain getenv, as an attacker's code would): tests/setuid.c
@@ -186,94 +187,91 @@ static int32_t tagged_sum(const int32_t *in, size_t lo, size_t hi)
     return (int32_t)s;
 }
 
-static wr_status fake_reduce(void *state, const struct wr_call *call, const void *in, void *out, size_t count, wr_type type, wr_op op,
-                             char *err)
+static wr_status fake_reduce(void *state, const struct wr_call *c, char *err)
 {
-    wr_status st = only_int32_sum(type, op, err);
+    wr_status st = only_int32_sum(c->type, c->op, err);
     (void)state;
-    (void)call;
     if (st != WR_SUCCESS) return st;
-    if (count == FAKE_FAIL_COUNT) {
+    if (c->count == FAKE_FAIL_COUNT) {
         snprintf(err, WR_ERRLEN, "fake kernel launch failed");
         return WR_ERR_DEVICE;
     }
-    *(int32_t *)out = tagged_sum((const int32_t *)in, 0, count);
+    *(int32_t *)c->out = tagged_sum((const int32_t *)c->in, 0, c->count);
     return WR_SUCCESS;
 }
 
-static wr_status fake_scan(void *state, const struct wr_call *call, const void *in, void *out, size_t count, wr_type type, wr_op op,
-                           int exclusive, char *err)
+static wr_status fake_scan(void *state, const struct wr_call *c, char *err)
 {
-    const int32_t *x = (const int32_t *)in;
-    int32_t *y = (int32_t *)out;
+    const int32_t *x = (const int32_t *)c->in;
+    int32_t *y = (int32_t *)c->out;
     uint32_t run = 0;
     size_t i;
-    wr_status st = only_int32_sum(type, op, err);
+    wr_status st = only_int32_sum(c->type, c->op, err);
     (void)state;
-    (void)call;
     if (st != WR_SUCCESS) return st;
-    for (i = 0; i < count; i++) {
+    for (i = 0; i < c->count; i++) {
         uint32_t xi = (uint32_t)x[i];   /* read before writing: out may be in */
-        if (!exclusive) run += xi;
+        if (!c->exclusive) run += xi;
         y[i] = (int32_t)(run + (uint32_t)FAKE_TAG);
-        if (exclusive) run += xi;
+        if (c->exclusive) run += xi;
     }
     return WR_SUCCESS;
 }
 
 #ifdef FAKE_NULLFN
-#  define FAKE_ROWS NULL               /* what the loader must refuse */
+#  define FAKE_ROWS NULL               /* what the loader must refuse: its caps name it */
 #else
 #  define FAKE_ROWS fake_rows
-static wr_status fake_rows(void *state, const struct wr_call *call, const void *in, void *out, size_t rows, size_t cols, wr_type type,
-                           wr_op op, char *err)
+static wr_status fake_rows(void *state, const struct wr_call *c, char *err)
 {
-    (void)state; (void)call; (void)in; (void)out; (void)rows; (void)cols; (void)type; (void)op;
+    (void)state; (void)c;
     snprintf(err, WR_ERRLEN, "fake plugin: no reduce_rows");
     return WR_ERR_UNSUPPORTED;
 }
 #endif
 
-static wr_status fake_segments(void *state, const struct wr_call *call, const void *in, void *out, size_t nsegments, const size_t *offsets,
-                               wr_type type, wr_op op, char *err)
+static wr_status fake_segments(void *state, const struct wr_call *c, char *err)
 {
     size_t s;
-    wr_status st = only_int32_sum(type, op, err);
+    wr_status st = only_int32_sum(c->type, c->op, err);
     (void)state;
-    if (call->offsets_unchecked) {      /* (only for a backend that took a stream) */
+    if (c->offsets_unchecked) {      /* (only for a backend that took a stream) */
         snprintf(err, WR_ERRLEN, "fake plugin: unchecked offsets, and it takes no stream");
         return WR_ERR_INVALID_ARG;
     }
     if (st != WR_SUCCESS) return st;
-    for (s = 0; s < nsegments; s++)
-        ((int32_t *)out)[s] = tagged_sum((const int32_t *)in, offsets[s], offsets[s + 1]);
+    for (s = 0; s < c->count; s++)
+        ((int32_t *)c->out)[s] = tagged_sum((const int32_t *)c->in, c->offsets[s], c->offsets[s + 1]);
     return WR_SUCCESS;
 }
 
-static wr_status fake_argext(void *state, const struct wr_call *call, const void *in, size_t count, wr_type type, int is_max, size_t *index,
-                             void *value, char *err)
+static wr_status fake_argext(void *state, const struct wr_call *c, char *err)
 {
-    const int32_t *x = (const int32_t *)in;
+    const int32_t *x = (const int32_t *)c->in;
     size_t i, best = 0;
     (void)state;
-    (void)call;
-    if (type != WR_INT32) {
+    if (c->type != WR_INT32) {
         snprintf(err, WR_ERRLEN, "fake plugin: only int32 argmin/argmax");
         return WR_ERR_UNSUPPORTED;
     }
-    for (i = 1; i < count; i++)
-        if (is_max ? x[i] > x[best] : x[i] < x[best]) best = i;
-    *index = best;
-    if (value) *(int32_t *)value = x[best];
+    for (i = 1; i < c->count; i++)
+        if (c->is_max ? x[i] > x[best] : x[i] < x[best]) best = i;
+    *c->index = best;
+    if (c->out) *(int32_t *)c->out = x[best];
     return WR_SUCCESS;
 }
 
-static wr_status fake_reduce_exact(void *state, const struct wr_call *call, const void *in, size_t count,
-                                   wr_type type, void *acc, char *err)
+/* What the fake claims: the operations above, "device" memory (host memory
+ * really), no exact sums and no streams. */
+static void fake_caps(void *state, struct wr_caps *c)
 {
-    (void)state; (void)call; (void)in; (void)count; (void)type; (void)acc;
-    snprintf(err, WR_ERRLEN, "fake plugin: no exact sums");
-    return WR_ERR_UNSUPPORTED;
+    (void)state;
+    c->ops = WR_OPID_BIT(WR_OPID_REDUCE) | WR_OPID_BIT(WR_OPID_SCAN) | WR_OPID_BIT(WR_OPID_ROWS) |
+             WR_OPID_BIT(WR_OPID_SEGMENTS) | WR_OPID_BIT(WR_OPID_ARGEXT);
+    c->types = 0x3f;
+    c->mem = 1u << WR_MEM_HOST | 1u << WR_MEM_HOST_PINNED | 1u << WR_MEM_DEVICE | 1u << WR_MEM_MANAGED;
+    c->device = 1;
+    c->pinned_dma = 1;
 }
 
 #ifdef FAKE_NOSYM
@@ -293,16 +291,18 @@ const struct wr_backend_ops FAKE_TABLE = {
     .name = "cuda",
     .open = fake_open,
     .close = fake_close,
+    .caps = fake_caps,
     .describe = fake_describe,
     .threads = fake_threads,
     .locate = fake_locate,
     .check_offsets = fake_check_offsets,
     .set_stream = fake_set_stream,
     .synchronize = fake_synchronize,
-    .reduce = fake_reduce,
-    .scan = fake_scan,
-    .reduce_rows = FAKE_ROWS,
-    .reduce_segments = fake_segments,
-    .argext = fake_argext,
-    .reduce_exact = fake_reduce_exact,
+    .op = {
+        [WR_OPID_REDUCE] = fake_reduce,
+        [WR_OPID_SCAN] = fake_scan,
+        [WR_OPID_ROWS] = FAKE_ROWS,
+        [WR_OPID_SEGMENTS] = fake_segments,
+        [WR_OPID_ARGEXT] = fake_argext,
+    },
 };

@@ -371,6 +371,7 @@ static void good_auto_and_cpu(void)
     wr_context *aut = NULL, *cpu = NULL;
     wr_status st;
     int32_t out = 0, seg[2] = { -5, -5 };
+    const size_t off1[2] = { 0, 8 };
     size_t i;
 
     for (i = 0; i < 16; i++) dev[i] = managed[i] = (int32_t)i + 1;   /* sums of 8: 36 */
@@ -395,20 +396,20 @@ static void good_auto_and_cpu(void)
     st = wr_context_create(&cpu, WR_BACKEND_CPU);
     if (cpu == NULL) bail("no CPU context: %s", wr_context_error(NULL));
     ok(!wr_context_has_backend(cpu, WR_BACKEND_CUDA), "CPU context with the plugin present: no cuda backend");
+    /* a CPU context asks no plugin where memory lives (lib/locate.c; the
+     * refusal of real device memory: tests/light_locator): what only the
+     * fake calls device memory is host memory to it */
     out = -5;
     st = wr_reduce(cpu, dev, &out, 8, WR_INT32, WR_SUM);
-    ok(st == WR_ERR_INVALID_ARG && out == -5 && tu_mentions(wr_context_error(cpu), "in") &&
-       tu_contains(wr_context_error(cpu), "device memory"),
-       "CPU context: a device pointer is refused, naming it: \"%s\"", wr_context_error(cpu));
-    st = wr_scan(cpu, host_in, dev, 8, WR_INT32, WR_SUM);
-    ok(st == WR_ERR_INVALID_ARG && dev[0] == 1 && tu_mentions(wr_context_error(cpu), "out"),
-       "CPU context: a device output is refused and left alone: \"%s\"", wr_context_error(cpu));
-    st = wr_reduce_segments(cpu, host_in, seg, 1, (const size_t *)(void *)dev, WR_INT32, WR_SUM);
-    ok(st == WR_ERR_INVALID_ARG && seg[0] == -5 && tu_mentions(wr_context_error(cpu), "offsets"),
-       "CPU context: offsets in device memory are refused: \"%s\"", wr_context_error(cpu));
+    ok(st == WR_SUCCESS && out == 36 && wr_context_last_backend(cpu) == WR_BACKEND_CPU,
+       "CPU context: a pointer only the plugin calls device memory is host memory to it (%d, untagged)", (int)out);
+    ok(!tu_contains(wr_context_describe(cpu), "cuda"), "CPU context: no plugin in its description: \"%s\"",
+       wr_context_describe(cpu));
+    st = wr_reduce_segments(cpu, host_in, seg, 1, off1, WR_INT32, WR_SUM);
+    ok(st == WR_SUCCESS && seg[0] == 36, "CPU context: segments of host memory (%d)", (int)seg[0]);
     st = wr_reduce(cpu, managed, &out, 8, WR_INT32, WR_SUM);
     ok(st == WR_SUCCESS && out == 36 && wr_context_last_backend(cpu) == WR_BACKEND_CPU,
-       "CPU context: managed memory is host-reachable and runs on the cpu (%d)", (int)out);
+       "CPU context: managed memory runs on the cpu (%d)", (int)out);
 
     wr_context_destroy(aut);
     wr_context_destroy(cpu);
@@ -425,8 +426,8 @@ static void env_override(void)
     if (ctx) {
         st = wr_reduce(ctx, host_in, &out, 8, WR_INT32, WR_SUM);
         ok(st == WR_SUCCESS && out == 36 && !wr_context_has_backend(ctx, WR_BACKEND_CUDA) &&
-           wr_reduce(ctx, dev, &out, 8, WR_INT32, WR_SUM) == WR_ERR_INVALID_ARG,
-           "WARPRED_BACKEND=cpu with a CUDA request and the plugin present: cpu only, device pointers refused");
+           wr_context_last_backend(ctx) == WR_BACKEND_CPU && !tu_contains(wr_context_describe(ctx), "cuda"),
+           "WARPRED_BACKEND=cpu with a CUDA request and the plugin present: cpu only, no plugin loaded");
         wr_context_destroy(ctx);
     } else {
         ok(0, "WARPRED_BACKEND=cpu with a CUDA request: %s: %s", wr_status_string(st), wr_context_error(NULL));

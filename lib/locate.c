@@ -1,0 +1,69 @@
+/*
+ * locate.c -- where a buffer lives, for a context without a device backend.
+ *
+ * A cpu context must refuse device memory (the host cannot read it) but
+ * must not pay for finding out: creating a CUDA context costs a process
+ * hundreds of milliseconds and half a gigabyte of GPU memory (measured on
+ * an H100: doc/perf-log/2026-12-05.md), which every MPI rank of a cpu-only
+ * code on a GPU node would pay.  So the light locator never loads the CUDA
+ * driver and never initialises it: a pointer can be device memory only if
+ * the process itself loaded libcuda.so.1 and made CUDA allocations.  Only
+ * then (dlopen with RTLD_NOLOAD finds the library already mapped) it asks
+ * the driver (cuPointerGetAttributes, which answers for any pointer,
+ * without a current context and without failing on host memory); while the
+ * library is not loaded every pointer is host memory.
+ */
+#include <config.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include "wr_internal.h"
+
+/* The driver API's values (cuda.h), which this file must not need. */
+#define CU_POINTER_ATTRIBUTE_MEMORY_TYPE 2
+#define CU_POINTER_ATTRIBUTE_IS_MANAGED 8
+#define CU_MEMORYTYPE_HOST 1
+#define CU_MEMORYTYPE_DEVICE 2
+#define CU_MEMORYTYPE_UNIFIED 4
+
+typedef int (*get_attrs_fn)(unsigned n, int *attrs, void **data, unsigned long long ptr);
+
+/* cuPointerGetAttributes once libcuda.so.1 is found loaded (then kept:
+ * RTLD_NOLOAD takes a reference, so the library stays mapped). */
+static get_attrs_fn get_attrs;
+static pthread_mutex_t probe_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static get_attrs_fn driver(void)
+{
+    get_attrs_fn f = __atomic_load_n(&get_attrs, __ATOMIC_ACQUIRE);
+    void *h;
+    if (f != NULL) return f;
+    pthread_mutex_lock(&probe_mu);
+    f = get_attrs;
+    if (f == NULL && (h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) != NULL) {
+        f = (get_attrs_fn)(uintptr_t)dlsym(h, "cuPointerGetAttributes");
+        if (f == NULL) dlclose(h);
+        else __atomic_store_n(&get_attrs, f, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&probe_mu);
+    return f;
+}
+
+static wr_mem_kind light_locate(const void *p)
+{
+    get_attrs_fn f;
+    int attrs[2] = { CU_POINTER_ATTRIBUTE_MEMORY_TYPE, CU_POINTER_ATTRIBUTE_IS_MANAGED };
+    unsigned type = 0, managed = 0;
+    void *data[2] = { &type, &managed };
+    if (p == NULL || (f = driver()) == NULL) return WR_MEM_HOST;
+    if (f(2, attrs, data, (unsigned long long)(uintptr_t)p) != 0) return WR_MEM_HOST;
+    if (managed) return WR_MEM_MANAGED;
+    if (type == CU_MEMORYTYPE_DEVICE || type == CU_MEMORYTYPE_UNIFIED) return WR_MEM_DEVICE;
+    return type == CU_MEMORYTYPE_HOST ? WR_MEM_HOST_PINNED : WR_MEM_HOST;
+}
+
+wr_mem_kind wri_locate(const wr_context *ctx, const void *p)
+{
+    if (ctx->dev.ops != NULL) return ctx->dev.ops->locate(ctx->dev.state, p);
+    return light_locate(p);
+}

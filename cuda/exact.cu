@@ -838,6 +838,286 @@ struct xscan_fn {
     }
 };
 
+/* ---- scans inside segments -------------------------------------------------------- */
+
+/*
+ * The reproducible scan inside segments: the pipeline of the scan above
+ * with the segmented operator on the tiles' sums.  Tile t's sum is taken
+ * from its last head on (the last offset inside it), or over all of it,
+ * and carries kXHead when it has a head; the exclusive prefix of those sums
+ * restarts after each tile with a head (exact integer additions digit by
+ * digit, as above); then a thread per tile runs a struct wrx_scan from its
+ * tile's prefix and starts again from nothing at each head.  Every output
+ * is its segment's exact prefix rounded once, the cpu backend's bits
+ * whatever the tiles.
+ */
+constexpr uint32_t kXHead = 0x40u;        /* flags bit of a tile's or group's sum: a head inside */
+static_assert((kXHead & (WRX_FLAGS | WRX_MAGIC_MASK | kUsed)) == 0, "a free flags bit");
+
+/* The first index s in [0, count) with off[s] >= key (count if none). */
+__device__ __forceinline__ size_t xoff_lower_bound(const size_t *off, size_t count, size_t key)
+{
+    size_t lo = 0, len = count;
+    while (len > 0) {
+        const size_t h = len / 2;
+        if (off[lo + h] < key) {
+            lo += h + 1;
+            len -= h + 1;
+        } else {
+            len = h;
+        }
+    }
+    return lo;
+}
+
+/* 1: tile t of n elements (element 0 is base in the offsets' index space):
+ * the exact sum from its last head on, or of all of it, into xa[t],
+ * normalised, with kXHead when it has a head. */
+template <typename T>
+__global__ void __launch_bounds__(kThreads, xblock_min_blocks<T>())
+k_xsegtiles(const T *__restrict__ in, size_t n, size_t ntiles, const size_t *__restrict__ off, size_t nseg,
+            size_t base, wrx_acc *__restrict__ xa)
+{
+    __shared__ wrx_acc acc;
+    __shared__ fpe<T> s_w[kThreads / 32];
+    __shared__ int s_ok[kThreads / 32];
+    for (size_t t = blockIdx.x; t < ntiles; t += gridDim.x) {
+        const size_t b = t * kXTile, e = n - b < kXTile ? n : b + kXTile;
+        /* the last offset below the tile's end, if it is inside the tile */
+        const size_t j = xoff_lower_bound(off, nseg + 1, base + e);
+        size_t pb = b;
+        bool head = false;
+        if (j > 0 && off[j - 1] >= base + b) {
+            pb = off[j - 1] - base;
+            head = true;
+        }
+        acc_zero(&acc, threadIdx.x, kThreads);
+        __syncthreads();
+        fpe<T> res;
+        fpe_init(res);
+        const bool used = block_exact(in, pb, e, &acc, s_w, s_ok, res);
+        if (threadIdx.x == 0) {
+            if (!used) acc_flush(&acc, res);
+            acc_normalize(&acc);
+        }
+        __syncthreads();
+        for (unsigned k = threadIdx.x; k < WRX_DIGITS; k += kThreads) xa[t].d[k] = acc.d[k];
+        if (threadIdx.x == 0) {
+            xa[t].flags = (acc.flags & WRX_FLAGS) | WRX_MAGIC | (head ? kXHead : 0u);
+            xa[t].load = 1;
+        }
+        __syncthreads();
+    }
+}
+
+/* 2a: xg[g] = the segmented sum of the group's tiles (from its last tile
+ * with a head on), kXHead when one has. */
+__global__ void __launch_bounds__(kXDigitThreads)
+k_xsgsum(const wrx_acc *__restrict__ xa, size_t ntiles, wrx_acc *__restrict__ xg)
+{
+    const unsigned k = threadIdx.x;
+    const size_t g = blockIdx.x, t0 = g * kXGroup, t1 = ntiles - t0 < kXGroup ? ntiles : t0 + kXGroup;
+    if (k < WRX_DIGITS) {
+        int64_t s = 0;
+        for (size_t t = t0; t < t1; t++) s = (xa[t].flags & kXHead) ? xa[t].d[k] : s + xa[t].d[k];
+        xg[g].d[k] = s;
+    } else if (k == WRX_DIGITS) {
+        uint32_t f = 0, load = 0, h = 0;
+        for (size_t t = t0; t < t1; t++) {
+            const uint32_t vf = xa[t].flags;
+            if (vf & kXHead) {
+                f = vf & WRX_FLAGS;
+                load = 1;
+                h = kXHead;
+            } else {
+                f |= vf & WRX_FLAGS;
+                load += 1;
+            }
+        }
+        xg[g].flags = f | WRX_MAGIC | h;
+        xg[g].load = load + 1;
+    }
+}
+
+/* 2b: xg[0..ngroups) becomes its segmented exclusive prefix from *carry_in
+ * (NULL: nothing), and *carry_out (if not NULL; may be carry_in) the
+ * running sum after the last group, normalised.  One block. */
+__global__ void __launch_bounds__(kXDigitThreads)
+k_xsgpre(wrx_acc *__restrict__ xg, size_t ngroups, const wrx_acc *carry_in, wrx_acc *carry_out)
+{
+    __shared__ wrx_acc tot;
+    __shared__ unsigned char hd[kXGroup];
+    const unsigned k = threadIdx.x;
+    for (size_t g = k; g < ngroups; g += kXDigitThreads) hd[g] = (xg[g].flags & kXHead) != 0;
+    __syncthreads();                           /* (xg's flags are rewritten below) */
+    if (k < WRX_DIGITS) {
+        int64_t run = carry_in ? carry_in->d[k] : 0;
+        for (size_t g = 0; g < ngroups; g++) {
+            const int64_t v = xg[g].d[k];
+            xg[g].d[k] = run;
+            run = hd[g] ? v : run + v;
+        }
+        tot.d[k] = run;
+    } else if (k == WRX_DIGITS) {
+        uint32_t f = carry_in ? carry_in->flags & WRX_FLAGS : 0u, load = 1;
+        for (size_t g = 0; g < ngroups; g++) {
+            const uint32_t vf = xg[g].flags, vl = xg[g].load;
+            xg[g].flags = f | WRX_MAGIC;
+            xg[g].load = load + 1;
+            if (hd[g]) {
+                f = vf & WRX_FLAGS;
+                load = vl;
+            } else {
+                f |= vf & WRX_FLAGS;
+                load += vl;
+            }
+        }
+        tot.flags = f | WRX_MAGIC;
+        tot.load = load + 1;
+    }
+    __syncthreads();                           /* every read of carry_in is done */
+    if (carry_out == nullptr) return;
+    if (k == 0) acc_normalize(&tot);
+    __syncthreads();
+    for (unsigned q = k; q < WRX_DIGITS; q += kXDigitThreads) carry_out->d[q] = tot.d[q];
+    if (k == 0) {
+        carry_out->flags = tot.flags;
+        carry_out->load = tot.load;
+    }
+}
+
+/* 2c: each tile's sum xa[t] becomes its exclusive prefix inside its
+ * segment: its group's (xg) and the group's tiles before it, from the last
+ * one with a head on (a block a group). */
+__global__ void __launch_bounds__(kXDigitThreads)
+k_xstpre(wrx_acc *__restrict__ xa, size_t ntiles, const wrx_acc *__restrict__ xg)
+{
+    __shared__ unsigned char hd[kXGroup];
+    const unsigned k = threadIdx.x;
+    const size_t g = blockIdx.x, t0 = g * kXGroup, t1 = ntiles - t0 < kXGroup ? ntiles : t0 + kXGroup;
+    for (size_t t = t0 + k; t < t1; t += kXDigitThreads) hd[t - t0] = (xa[t].flags & kXHead) != 0;
+    __syncthreads();                           /* (xa's flags are rewritten below) */
+    if (k < WRX_DIGITS) {
+        int64_t run = xg[g].d[k];
+        for (size_t t = t0; t < t1; t++) {
+            const int64_t v = xa[t].d[k];
+            xa[t].d[k] = run;
+            run = hd[t - t0] ? v : run + v;
+        }
+    } else if (k == WRX_DIGITS) {
+        uint32_t f = xg[g].flags & WRX_FLAGS, load = xg[g].load;
+        for (size_t t = t0; t < t1; t++) {
+            const uint32_t vf = xa[t].flags;
+            xa[t].flags = f | WRX_MAGIC;
+            xa[t].load = load;
+            if (hd[t - t0]) {
+                f = vf & WRX_FLAGS;
+                load = 2;
+            } else {
+                f |= vf & WRX_FLAGS;
+                load += 1;
+            }
+        }
+    }
+}
+
+/* 3: a thread per tile (tile t of n elements from its prefix xa[t]),
+ * staged as k_xscan, the scan started afresh at each head (an exclusive
+ * output there is +0). */
+template <typename T>
+__global__ void __launch_bounds__(kXScanThreads)
+k_xsegscan(const T *in, T *out, size_t n, size_t ntiles, const wrx_acc *__restrict__ xa,
+           const size_t *__restrict__ off, size_t nseg, size_t base, int excl, done_sig ds,
+           unsigned *__restrict__ dcount)
+{
+    __shared__ T sm[kXScanThreads][kXStage + 1];
+    const size_t tile0 = (size_t)blockIdx.x * kXScanThreads, t = tile0 + threadIdx.x;
+    const bool mine = t < ntiles;
+    struct wrx_scan s;
+    size_t j = 0, nh = SIZE_MAX;               /* the next head: offset j, element nh */
+    bool start_empty = false;
+    if (mine) {
+        xs_init(&s, xa + t, sizeof(T) == 8);
+        start_empty = s.empty != 0;
+        j = xoff_lower_bound(off, nseg + 1, base + t * kXTile);
+        nh = j <= nseg ? off[j] - base : SIZE_MAX;
+    }
+    for (size_t r0 = 0; r0 < kXTile && tile0 * kXTile + r0 < n; r0 += kXStage) {
+        for (unsigned i = threadIdx.x; i < kXScanThreads * kXStage; i += kXScanThreads) {
+            const size_t gi = (tile0 + i / kXStage) * kXTile + r0 + i % kXStage;
+            if (gi < n) sm[i / kXStage][i % kXStage] = in[gi];
+        }
+        __syncthreads();
+        if (mine) {
+            const size_t b = t * kXTile + r0;
+            const unsigned m = b >= n ? 0u : n - b < kXStage ? (unsigned)(n - b) : kXStage;
+            T *x = &sm[threadIdx.x][0];
+            unsigned i = 0;
+            while (i < m) {
+                bool head = false;
+                if (b + i == nh) {                 /* a segment (or several empty ones and one) begins */
+                    xs_init(&s, nullptr, sizeof(T) == 8);
+                    head = true;
+                    do j++;
+                    while (j <= nseg && off[j] - base == b + i);
+                    nh = j <= nseg ? off[j] - base : SIZE_MAX;
+                }
+                const unsigned e = nh > b + i && nh - b < m ? (unsigned)(nh - b) : m;
+                xscan_run<T>(x + i, e - i, &s, excl != 0);
+                /* the exclusive output before a segment's first element: +0 */
+                if (excl && (head || (r0 == 0 && i == 0 && start_empty))) x[i] = T(0);
+                i = e;
+            }
+        }
+        __syncthreads();
+        for (unsigned i = threadIdx.x; i < kXScanThreads * kXStage; i += kXScanThreads) {
+            const size_t gi = (tile0 + i / kXStage) * kXTile + r0 + i % kXStage;
+            if (gi < n) out[gi] = sm[i / kXStage][i % kXStage];
+        }
+        __syncthreads();
+    }
+    grid_done(ds, dcount);
+}
+
+struct xsegscan_fn {
+    template <typename T>
+    static wr_status run(strand &L, const void *in, void *out, size_t n, const size_t *off, size_t nseg, size_t base,
+                         int excl, const wrx_acc *carry_in, wrx_acc *carry_out, done_sig ds, char *err)
+    {
+        static std::atomic<int> per_sm{0};
+        if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k_xsegtiles<T>));
+        const size_t ntot = (n + kXTile - 1) / kXTile;
+        const size_t most = ntot < kXPassTiles ? ntot : kXPassTiles;
+        WRCUDA_TRY(grow(L, L.xscan, &L.xscan_cap, (most + kXGroup) * kAccBytes, false,
+                        "reproducible scan accumulators", err));
+        wrx_acc *xa = (wrx_acc *)L.xscan, *xg = xa + most;
+        wrx_acc *cout = carry_out ? carry_out : (wrx_acc *)exact_carry(L, 0);
+        const size_t cap = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+        const size_t pass = kXPassTiles * kXTile;
+        for (size_t p = 0; p < n; p += pass) {
+            const size_t len = n - p < pass ? n - p : pass;
+            const size_t nt = (len + kXTile - 1) / kXTile, ng = (nt + kXGroup - 1) / kXGroup;
+            const bool last = p + len == n;
+            const T *pin = (const T *)in + p;
+            T *pout = (T *)out + p;
+            size_t blocks = nt < cap ? nt : cap;
+            if (blocks > kMaxGrid) blocks = kMaxGrid;
+            k_xsegtiles<T><<<(unsigned)blocks, kThreads, 0, L.st>>>(pin, len, nt, off, nseg, base + p, xa);
+            WRCUDA_CKLAUNCH("reproducible segmented scan tile kernel launch");
+            k_xsgsum<<<(unsigned)ng, kXDigitThreads, 0, L.st>>>(xa, nt, xg);
+            WRCUDA_CKLAUNCH("reproducible segmented scan group kernel launch");
+            k_xsgpre<<<1, kXDigitThreads, 0, L.st>>>(xg, ng, p ? cout : carry_in, last && !carry_out ? nullptr : cout);
+            WRCUDA_CKLAUNCH("reproducible segmented scan prefix kernel launch");
+            k_xstpre<<<(unsigned)ng, kXDigitThreads, 0, L.st>>>(xa, nt, xg);
+            WRCUDA_CKLAUNCH("reproducible segmented scan tile prefix kernel launch");
+            k_xsegscan<T><<<(unsigned)((nt + kXScanThreads - 1) / kXScanThreads), kXScanThreads, 0, L.st>>>(
+                pin, pout, len, nt, xa, off, nseg, base + p, excl, last ? ds : kNoDone, L.ctr + 3);
+            WRCUDA_CKLAUNCH("reproducible segmented scan kernel launch");
+        }
+        return WR_SUCCESS;
+    }
+};
+
 template <class F, typename... A>
 wr_status dispatch_fp(wr_type t, A &&...a)
 {
@@ -854,6 +1134,15 @@ wr_status launch_exact_scan(strand &L, const void *in, void *out, size_t n, wr_t
     WRCUDA_TRY(exact_scratch(L, err));
     return dispatch_fp<xscan_fn>(t, L, in, out, n, exclusive, (const wrx_acc *)carry_in, carry0,
                                  (wrx_acc *)carry_out, ds, err);
+}
+
+wr_status launch_exact_segscan(strand &L, const void *in, void *out, size_t n, const size_t *off, size_t nseg,
+                               size_t base, wr_type t, int exclusive, const void *carry_in, void *carry_out,
+                               done_sig ds, char *err)
+{
+    WRCUDA_TRY(exact_scratch(L, err));
+    return dispatch_fp<xsegscan_fn>(t, L, in, out, n, off, nseg, base, exclusive, (const wrx_acc *)carry_in,
+                                    (wrx_acc *)carry_out, ds, err);
 }
 
 wr_status exact_scratch(strand &L, char *err)

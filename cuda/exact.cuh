@@ -61,6 +61,17 @@ wr_status launch_exact_segments(strand &L, const void *in, void *out, size_t nse
 wr_status launch_exact_scan(strand &L, const void *in, void *out, size_t n, wr_type t, int exclusive,
                             const void *carry_in, const wrx_acc &carry0, void *carry_out, done_sig ds, char *err);
 
+/* The reproducible scans inside segments: launch_segscan's arguments
+ * (backend.cuh) for t WR_FLOAT or WR_DOUBLE, every output the exact sum of
+ * its segment's elements up to it (exclusive: before it; +0 at an offset)
+ * rounded once -- the cpu backend's bits.  carry_in (a normalised device
+ * wrx_acc, or NULL: nothing) is the running sum before element base;
+ * carry_out (may be carry_in) receives the running sum after the last
+ * element, normalised. */
+wr_status launch_exact_segscan(strand &L, const void *in, void *out, size_t n, const size_t *off, size_t nseg,
+                               size_t base, wr_type t, int exclusive, const void *carry_in, void *carry_out,
+                               done_sig ds, char *err);
+
 } /* namespace wrcuda */
 
 #endif /* WRCUDA_EXACT_CUH */

@@ -166,7 +166,7 @@ wr_status check_code(const cudaDeviceProp &p, const struct wr_host_api *host, co
     struct kernel_file { const char *what; const void *(*probe)(); };
     static const kernel_file files[] = {
         { "scan", probe_scan }, { "reduce", probe_reduce }, { "segments", probe_segments },
-        { "exact sum", probe_exact },
+        { "exact sum", probe_exact }, { "segmented scan", probe_segscan },
     };
     constexpr size_t nfiles = sizeof files / sizeof files[0];
     cudaFuncAttributes fa[nfiles];

@@ -12,7 +12,8 @@
  *   reduce.cu     reduce and argmin/argmax kernels;
  *   exact.cu      reproducible float sums (exact.cuh);
  *   scan.cu       the single-pass scan (scan_*.cuh: its parts);
- *   segments.cu   rows and segments kernels.
+ *   segments.cu   rows and segments kernels;
+ *   segscan.cu    scans inside segments (segscan_kernel.cuh).
  * The kernel files export only "launchers": host functions that size a
  * grid, make sure the scratch they need exists and enqueue on the strand's
  * stream.  Device code they share is in kernel_common.cuh.
@@ -71,6 +72,8 @@ struct strand {
     size_t xs_cap;                /* bytes */
     void *xscan;                  /* reproducible scans' tile and group accumulators (exact.cu) */
     size_t xscan_cap;             /* bytes */
+    void *sscan;                  /* segmented scans: extent and tiles' first heads (segscan.cu) */
+    size_t sscan_cap;             /* bytes */
 
     size_t sbytes;                /* bytes per staging buffer (0: not made yet) */
     size_t soff_n;                /* offsets per chunk buffer */
@@ -88,6 +91,9 @@ inline unsigned long long *epoch_word(strand &S) { return (unsigned long long *)
 /* ~s for the least segment s whose offsets decrease, found by the segments
  * kernels that check their offsets (launch_segments_checked), or 0. */
 inline unsigned long long *bad_word(strand &S) { return (unsigned long long *)(S.ctr + 6); }
+/* 1 when a queued segmented scan found more tiles than the strand's
+ * descriptors hold (launch_segscan_unchecked), or 0. */
+inline unsigned long long *long_word(strand &S) { return (unsigned long long *)(S.ctr + 8); }
 
 /*
  * The end of a call, told by its last kernel.  A call that returns complete
@@ -129,6 +135,7 @@ const void *probe_reduce();
 const void *probe_segments();
 const void *probe_exact();
 const void *probe_scan();
+const void *probe_segscan();
 /* Whether scans can run the kernel of scan_kernel.cuh on the current device:
  * the scan's code (attributes fa, of probe_scan()) is for sm_80 or newer,
  * and a block's shared memory holds its stages.  If not, they run one
@@ -185,6 +192,29 @@ wr_status reserve_segments(strand &S, char *err);
 /* dst[0] = off[0], dst[1] = off[nseg], dst[2] = the least s < nseg with
  * off[s + 1] < off[s], or SIZE_MAX (dst may be mapped host memory). */
 wr_status launch_check_offsets(strand &S, const size_t *off, size_t nseg, size_t *dst, char *err);
+/* Scans inside segments (exclusive: exclusive) over the n >= 1 elements
+ * [base, base + n) of the index space of off (nseg + 1 non-decreasing
+ * device-readable offsets), in and out pointing at element base (out may
+ * equal in): out[i] = the fold of the elements from the last offset <= i
+ * on (exclusive: before i; the identity at an offset).  carry_in (if not
+ * NULL) is the running value before element base, in the carry type;
+ * carry_out (if not NULL) receives the running value after the last
+ * element.  Float results depend on base's tiles alone: chunks that start
+ * on tile boundaries give the bits of one launch. */
+wr_status launch_segscan(strand &S, const void *in, void *out, size_t n, const size_t *off, size_t nseg,
+                         size_t base, wr_type t, wr_op o, int exclusive, const void *carry_in, void *carry_out,
+                         done_sig ds, char *err);
+/* launch_segscan over offsets nobody has checked, in and out the caller's
+ * (element 0 of the offsets' index space): the extent [off[0], off[nseg])
+ * is read on the device, every pair of offsets checked; when one decreases
+ * (~s into *bad_word(S), the least s wins, and 1 into *flag, mapped host
+ * memory, may be NULL), or the extent needs more tiles than S's
+ * descriptors hold (1 into *long_word(S) and *flag), nothing is written. */
+wr_status launch_segscan_unchecked(strand &S, const void *in, void *out, const size_t *off, size_t nseg, wr_type t,
+                                   wr_op o, int exclusive, unsigned *flag, done_sig ds, char *err);
+/* The segmented scans' scratch on a strand that may not grow, for as many
+ * tiles as its scan descriptors (after reserve_scan). */
+wr_status reserve_segscan(strand &S, char *err);
 /* Chunked segments: res[0] = *carry_in op res[0] if first_cont; then
  * *carry_out = res[m-1] if last_cont. */
 wr_status launch_seg_fix(strand &S, void *res, size_t m, const void *carry_in, void *carry_out,

@@ -190,6 +190,7 @@ void strand_destroy(strand *S)
     cudaFree(S->doff);
     cudaFree(S->xs);
     cudaFree(S->xscan);
+    cudaFree(S->sscan);
     cudaFreeHost(host_side(*S).hres);
     for (int b = 0; b < kStagingBufs; b++) {
         cudaFree(S->sdev[b]);
@@ -229,8 +230,9 @@ wr_status not_capturing(cudaStream_t stream, const char *what, char *err)
 bool pending_failure(state *ctx, char *err)
 {
     if (ctx->bad_flag == nullptr || __atomic_load_n(ctx->bad_flag, __ATOMIC_ACQUIRE) == 0) return false;
-    snprintf(err, WR_ERRLEN, "a queued wr_reduce_segments call found decreasing offsets (this call did "
-             "nothing; wr_context_synchronize says where, and clears it)");
+    snprintf(err, WR_ERRLEN, "a queued segmented call (wr_reduce_segments, wr_scan_segments, "
+             "wr_exscan_segments) found bad offsets (this call did nothing; wr_context_synchronize says "
+             "what, and clears it)");
     return true;
 }
 
@@ -271,6 +273,7 @@ wr_status stream_strand_create(state *ctx, char *err)
         S->part_cap = (size_t)kMaxGrid * 16;
         WRCUDA_TRY(reserve_scan(*S, ctx->scan_reserve, err));
         WRCUDA_TRY(reserve_segments(*S, err));
+        WRCUDA_TRY(reserve_segscan(*S, err));    /* (after reserve_scan: as many tiles) */
         WRCUDA_TRY(exact_scratch(*S, err));   /* reproducible float sums (exact.cu) */
         WRCUDA_TRY(reserve_exact_scan(*S, err));
         /* hres: [0, 8) where the bad word is read back; the flag after the
@@ -309,20 +312,28 @@ wr_status take_bad(state *ctx, char *err)
     host_strand &x = host_side(*S);
     if (ctx->bad_flag && __atomic_load_n(ctx->bad_flag, __ATOMIC_ACQUIRE) == 0) return WR_SUCCESS;
     cudaStream_t q = ctx->ustream ? ctx->ustream : x.own;
-    unsigned long long v = 0;
+    /* the bad word and, after it, the long word (backend.cuh) */
+    unsigned long long v[2] = { 0, 0 };
     WRCUDA_CK(cudaMemcpyAsync, (x.hres, bad_word(*S), sizeof v, cudaMemcpyDeviceToHost, q));
     WRCUDA_CK(cudaStreamSynchronize, (q));
-    memcpy(&v, x.hres, sizeof v);
-    if (v != 0) {
+    memcpy(v, x.hres, sizeof v);
+    if (v[0] != 0 || v[1] != 0) {
         WRCUDA_CK(cudaMemsetAsync, (bad_word(*S), 0, sizeof v, q));
         WRCUDA_CK(cudaStreamSynchronize, (q));
     }
     if (ctx->bad_flag) __atomic_store_n(ctx->bad_flag, 0u, __ATOMIC_RELEASE);
-    if (v == 0) return WR_SUCCESS;
-    const size_t s = (size_t)~v;
-    snprintf(err, WR_ERRLEN, "a queued wr_reduce_segments call had offsets[%zu] < offsets[%zu]: offsets must not "
-             "decrease", s + 1, s);
-    return WR_ERR_INVALID_ARG;
+    if (v[0] != 0) {
+        const size_t s = (size_t)~v[0];
+        snprintf(err, WR_ERRLEN, "a queued segmented call had offsets[%zu] < offsets[%zu]: offsets must not "
+                 "decrease", s + 1, s);
+        return WR_ERR_INVALID_ARG;
+    }
+    if (v[1] != 0) {
+        snprintf(err, WR_ERRLEN, "a queued wr_scan_segments/wr_exscan_segments call spanned more than the %zu "
+                 "bytes a queued scan covers (WARPRED_CUDA_STREAM_SCAN_BYTES): it did nothing", ctx->scan_reserve);
+        return WR_ERR_INVALID_ARG;
+    }
+    return WR_SUCCESS;
 }
 
 } /* namespace */

@@ -64,6 +64,14 @@ struct scan_policy {
     static constexpr unsigned lb_delay1 = 300, lb_delay2 = 1200;
 };
 
+/* The segmented scan (segscan_kernel.cuh): the scan's tiling, stages and
+ * look-back (the same tiles, so that staged chunks start on tile
+ * boundaries here too), and the offsets each lane of the heads warp has
+ * in flight while it marks a tile's heads. */
+struct segscan_policy : scan_policy {
+    static constexpr int head_loads = 4;
+};
+
 /* What a policy P's look-back members come to for the carry type C. */
 template <class P, typename C> struct look_back_shape {
     static constexpr int warps = std::is_integral<C>::value ? P::lb_warps_int : P::lb_warps_float;

@@ -274,6 +274,71 @@ static wr_status segments_op(void *s, const wr_call *call, bool exact, char *err
     });
 }
 
+/* ---- scans inside segments ----------------------------------------------------- */
+
+/* SEGSCAN and XSEGSCAN (exact: every output the exact prefix inside its
+ * segment, rounded once, exact.cu).  The elements are [first, last) of the
+ * offsets' index space; the kernels take device-readable offsets (the
+ * caller's, or a copy of host ones) and in and out at element first. */
+static wr_status segscan_op(void *s, const wr_call *call, bool exact, char *err)
+{
+    state *ctx = (state *)s;
+    const size_t nseg = call->count;
+    const size_t *offsets = call->offsets;
+    const wr_type t = call->type;
+    const wr_op o = call->op;
+    const int exclusive = call->exclusive;
+    const size_t es = wr_backend_type_size(t);
+    const wr_mem_kind koff = call->kaux;
+    const bool unchecked = call->offsets_unchecked != 0;
+    size_t first = call->first, last = call->last;
+    if (!unchecked && last == first) return WR_SUCCESS;       /* no element: nothing to do */
+    const bool queue = dev_ok(koff) && (unchecked || (dev_ok(call->kin) && dev_ok(call->kout)));
+    return with_strand(s, queue, err, [&](strand &S) -> wr_status {
+        if (unchecked && queued(S)) {
+            if (exact) {   /* (lib/ reads the offsets of exact sums) */
+                snprintf(err, WR_ERRLEN, "internal: an exact segmented scan with unchecked offsets");
+                return WR_ERR_INVALID_ARG;
+            }
+            return launch_segscan_unchecked(S, call->in, call->out, offsets, nseg, t, o, exclusive, ctx->bad_flag_dev,
+                                            kNoDone, err);
+        }
+        if (unchecked) {
+            /* the stream was unset since lib/ left the offsets to it: this
+             * call completes before it returns, so check them now */
+            size_t sum[5];
+            WRCUDA_TRY(check_now(S, offsets, nseg, sum, err));
+            if (sum[2] != SIZE_MAX) {
+                snprintf(err, WR_ERRLEN, "offsets[%zu] = %zu < offsets[%zu] = %zu: offsets must not decrease",
+                         sum[2] + 1, sum[4], sum[2], sum[3]);
+                return WR_ERR_INVALID_ARG;
+            }
+            first = sum[0];
+            last = sum[1];
+            if (last == first) return WR_SUCCESS;
+        }
+        const size_t n = last - first;
+        const size_t *doff = offsets;
+        if (!dev_ok(koff)) {                          /* host offsets: the kernels read a copy */
+            const size_t obytes = (nseg + 1) * sizeof(size_t);
+            WRCUDA_TRY(grow(S, S.doff, &S.doff_cap, obytes, false, "segment offsets", err));
+            WRCUDA_CK(cudaMemcpyAsync, (S.doff, offsets, obytes, cudaMemcpyHostToDevice, S.st));
+            doff = S.doff;
+        }
+        const wr_mem_kind kin = call->kin, kout = call->kout;
+        if (dev_ok(kin) && dev_ok(kout)) {
+            const void *in = (const char *)call->in + first * es;
+            void *out = (char *)call->out + first * es;
+            if (exact)
+                return launch_exact_segscan(S, in, out, n, doff, nseg, first, t, exclusive, nullptr, nullptr, arm(S),
+                                            err);
+            return launch_segscan(S, in, out, n, doff, nseg, first, t, o, exclusive, nullptr, nullptr, arm(S), err);
+        }
+        return segscan_staged(ctx, S, call->in, kin, call->out, kout, first, last, doff, nseg, t, o, exclusive, exact,
+                              err);
+    });
+}
+
 wr_status cu_reduce(void *s, const wr_call *c, char *err) { return reduce(s, c, false, err); }
 wr_status cu_xreduce(void *s, const wr_call *c, char *err) { return reduce(s, c, true, err); }
 wr_status cu_scan(void *s, const wr_call *c, char *err) { return scan(s, c, false, err); }
@@ -282,5 +347,7 @@ wr_status cu_rows(void *s, const wr_call *c, char *err) { return rows_op(s, c, f
 wr_status cu_xrows(void *s, const wr_call *c, char *err) { return rows_op(s, c, true, err); }
 wr_status cu_segments(void *s, const wr_call *c, char *err) { return segments_op(s, c, false, err); }
 wr_status cu_xsegments(void *s, const wr_call *c, char *err) { return segments_op(s, c, true, err); }
+wr_status cu_segscan(void *s, const wr_call *c, char *err) { return segscan_op(s, c, false, err); }
+wr_status cu_xsegscan(void *s, const wr_call *c, char *err) { return segscan_op(s, c, true, err); }
 
 } /* namespace wrcuda */

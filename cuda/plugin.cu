@@ -208,11 +208,13 @@ constexpr wr_backend_ops make_ops()
     o.op[WR_OPID_SCAN] = cu_scan;
     o.op[WR_OPID_ROWS] = cu_rows;
     o.op[WR_OPID_SEGMENTS] = cu_segments;
+    o.op[WR_OPID_SEGSCAN] = cu_segscan;
     o.op[WR_OPID_ARGEXT] = cu_argext;
     o.op[WR_OPID_XREDUCE] = cu_xreduce;
     o.op[WR_OPID_XSCAN] = cu_xscan;
     o.op[WR_OPID_XROWS] = cu_xrows;
     o.op[WR_OPID_XSEGMENTS] = cu_xsegments;
+    o.op[WR_OPID_XSEGSCAN] = cu_xsegscan;
     o.op[WR_OPID_XSUM] = cu_xsum;
     return o;
 }

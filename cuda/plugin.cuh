@@ -188,6 +188,15 @@ wr_status each_chunk(state *ctx, strand &S, const void *in, wr_mem_kind kin, siz
  * (a normalised wrx_acc in host memory, read before this returns). */
 wr_status scan_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
                       size_t count, wr_type t, wr_op o, int exclusive, char *err, const void *carry0 = nullptr);
+/* scan_segments over [first, last) of the offsets' index space (doff:
+ * nseg + 1 device-readable offsets) with the input or the output in host
+ * memory, chunk by chunk through the staging buffers (whole tiles from
+ * first on, the running value carried from one chunk to the next on the
+ * device: the bits of the same call on device memory).  exact: the
+ * reproducible form (exact.cuh). */
+wr_status segscan_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
+                         size_t first, size_t last, const size_t *doff, size_t nseg, wr_type t, wr_op o,
+                         int exclusive, bool exact, char *err);
 /* reduce_rows (hoff NULL: segment s begins at s * cols) or reduce_segments
  * (hoff: host-readable offsets) with the input or the output in host
  * memory, chunk by chunk through the staging buffers. */
@@ -206,6 +215,8 @@ wr_status cu_rows(void *s, const wr_call *c, char *err);
 wr_status cu_xrows(void *s, const wr_call *c, char *err);
 wr_status cu_segments(void *s, const wr_call *c, char *err);
 wr_status cu_xsegments(void *s, const wr_call *c, char *err);
+wr_status cu_segscan(void *s, const wr_call *c, char *err);
+wr_status cu_xsegscan(void *s, const wr_call *c, char *err);
 wr_status cu_argext(void *s, const wr_call *c, char *err);
 wr_status cu_xsum(void *s, const wr_call *c, char *err);
 

@@ -141,6 +141,51 @@ wr_status scan_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, vo
     return WR_SUCCESS;
 }
 
+/* As scan_staged, over [first, last) of the offsets' index space: chunk k
+ * is [first + k C, ...), whole tiles from first on, so each chunk's launch
+ * cuts the same tiles as one launch over the whole range would. */
+wr_status segscan_staged(state *ctx, strand &S, const void *in, wr_mem_kind kin, void *out, wr_mem_kind kout,
+                         size_t first, size_t last, const size_t *doff, size_t nseg, wr_type t, wr_op o,
+                         int exclusive, bool exact, char *err)
+{
+    const size_t es = wr_backend_type_size(t), count = last - first;
+    WRCUDA_TRY(ensure_staging(ctx, S, err));
+    if (exact) WRCUDA_TRY(exact_scratch(S, err));   /* (exact_carry) */
+    const bool in_dev = dev_ok(kin), out_dev = dev_ok(kout), out_pageable = kout == WR_MEM_HOST;
+    const size_t C = S.sbytes / es;            /* whole tiles: staged == in-place bits */
+    pending pend[kStagingBufs] = {};
+    for (size_t k = 0, off = 0; off < count; k++, off += C) {
+        const int b = (int)(k % kStagingBufs);
+        const size_t len = count - off < C ? count - off : C;
+        const char *src = (const char *)in + (first + off) * es;
+        char *dst = (char *)out + (first + off) * es;
+        WRCUDA_TRY(take_out(S, b, pend[b], err));                 /* frees S.shost[b] */
+        const void *dsrc = src;
+        if (!in_dev) {
+            WRCUDA_TRY(stage_in(S, b, src, len * es, kin == WR_MEM_HOST, out_dev ? S.e_comp[b] : S.e_out[b], err));
+            dsrc = S.sdev[b];
+        } else {
+            WRCUDA_CK(cudaStreamWaitEvent, (S.st, S.e_out[b], 0));  /* S.sdev[b] copied out */
+        }
+        void *ddst = out_dev ? (void *)dst : S.sdev[b];
+        if (exact)      /* the running exact prefix in one slot, updated in place */
+            WRCUDA_TRY(launch_exact_segscan(S, dsrc, ddst, len, doff, nseg, first + off, t, exclusive,
+                                            k ? exact_carry(S, 0) : nullptr, exact_carry(S, 0), kNoDone, err));
+        else
+            WRCUDA_TRY(launch_segscan(S, dsrc, ddst, len, doff, nseg, first + off, t, o, exclusive,
+                                      k ? slot(S, 1 + (int)((k + 1) % 2)) : nullptr, slot(S, 1 + (int)(k % 2)),
+                                      kNoDone, err));
+        if (out_dev) {
+            WRCUDA_CK(cudaEventRecord, (S.e_comp[b], S.st));
+        } else {
+            WRCUDA_TRY(stage_out(S, b, dst, S.sdev[b], len * es, out_pageable, err));
+            if (out_pageable) pend[b] = { dst, len * es };
+        }
+    }
+    for (int b = 0; b < kStagingBufs; b++) WRCUDA_TRY(take_out(S, b, pend[b], err));
+    return WR_SUCCESS;
+}
+
 /*
  * Segmented work on host memory (input or output): chunks of at most
  * S.sbytes of input and S.soff_n - 1 segments.  A segment cut by a chunk's

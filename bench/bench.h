@@ -22,11 +22,13 @@ extern "C" {
 
 /* The public functions the matrix measures. */
 enum bench_func {
-    BF_REDUCE, BF_SCAN, BF_EXSCAN, BF_ROWS, BF_SEGMENTS, BF_ARGMIN, BF_ARGMAX, BF_NFUNCS
+    BF_REDUCE, BF_SCAN, BF_EXSCAN, BF_ROWS, BF_SEGMENTS, BF_ARGMIN, BF_ARGMAX, BF_SEGSCAN, BF_SEGEXSCAN,
+    BF_NFUNCS
 };
 
 /* What one measurement is about.  rows/cols for BF_ROWS (rows*cols <= n),
- * nseg/offsets (host memory, nseg+1 entries) for BF_SEGMENTS. */
+ * nseg/offsets (host memory, nseg+1 entries) for BF_SEGMENTS and the
+ * segmented scans (BF_SEGSCAN, BF_SEGEXSCAN). */
 struct bench_cell {
     enum bench_func func;
     wr_type type;
@@ -69,8 +71,9 @@ int bench_cell_exact(const struct bench_cell *c);
 /* Poison an output buffer (host) so that an unwritten element fails a check. */
 void bench_poison(void *buf, size_t bytes);
 
-/* Elements of the output array (reduce: 1, scans: n, rows: rows, segments:
- * nseg; argmin/argmax: 0, they write an index and a value). */
+/* Elements of the output array (reduce: 1, scans and segmented scans: n,
+ * rows: rows, segments: nseg; argmin/argmax: 0, they write an index and a
+ * value). */
 size_t bench_out_count(const struct bench_cell *c);
 /* Bytes an operation moves: each input read once, each output written once. */
 double bench_cell_bytes(const struct bench_cell *c);
@@ -196,6 +199,13 @@ int bcu_cub_scan(const struct bench_cell *c, void *temp, size_t *temp_bytes,
                  const void *d_in, void *d_out, void *stream);
 int bcu_cub_segreduce(const struct bench_cell *c, void *temp, size_t *temp_bytes,
                       const void *d_in, void *d_out, const size_t *d_offsets, void *stream);
+/* The segmented scans through cub::DeviceScan::{Inclusive,Exclusive}ScanByKey
+ * with the segment ids as keys (cub_segscan.cu); bcu_segscan_keys builds
+ * them once, before any timing: d_keys[i] = the segment of element i of
+ * [0, n) (device offsets of nseg segments covering it). */
+int bcu_cub_segscan(const struct bench_cell *c, void *temp, size_t *temp_bytes,
+                    const void *d_in, void *d_out, const unsigned *d_keys, void *stream);
+int bcu_segscan_keys(const size_t *d_offsets, size_t nseg, size_t n, unsigned *d_keys);
 
 /* The source articles' kernels (seed_kernels.cu).  Emits rows through
  * bench_emit; returns the number of failed checks (or -1 on a CUDA error). */

@@ -318,6 +318,7 @@ struct bcu_cub {
     const size_t *d_off;
     void *d_out;               /* the output (argmin/argmax: the value) */
     void *d_aux;               /* argmin/argmax: the int64 index */
+    unsigned *d_keys;          /* segmented scans: each element's segment (built once, untimed) */
     void *temp;
     size_t temp_bytes;
 };
@@ -333,6 +334,8 @@ static int cub_call(struct bcu_cub *b, void *temp, size_t *bytes, cudaStream_t s
         return bcu_cub_scan(&b->c, temp, bytes, b->d_in, b->d_out, (void *)st);
     case BF_ROWS: case BF_SEGMENTS:
         return bcu_cub_segreduce(&b->c, temp, bytes, b->d_in, b->d_out, b->d_off, (void *)st);
+    case BF_SEGSCAN: case BF_SEGEXSCAN:
+        return bcu_cub_segscan(&b->c, temp, bytes, b->d_in, b->d_out, b->d_keys, (void *)st);
     default:
         return (int)cudaErrorInvalidValue;
     }
@@ -354,6 +357,14 @@ extern "C" int bcu_cub_prepare(struct bcu_cub **cub, const struct bench_cell *c,
     if ((e = cudaMalloc(&b->d_out, bench_out_count(c) * wr_type_size(c->type) + 16)) != cudaSuccess
         || (e = cudaMalloc(&b->d_aux, 16)) != cudaSuccess)
         return fail(e, "cudaMalloc (CUB output)", err);
+    if (c->func == BF_SEGSCAN || c->func == BF_SEGEXSCAN) {
+        /* the keys a scan by key reads: the segment ids, made once here */
+        if ((e = cudaMalloc((void **)&b->d_keys, (c->n ? c->n : 1) * sizeof(unsigned))) != cudaSuccess)
+            return fail(e, "cudaMalloc (CUB keys)", err);
+        if ((e = (cudaError_t)bcu_segscan_keys(d_offsets, c->nseg, c->n, b->d_keys)) != cudaSuccess ||
+            (e = cudaDeviceSynchronize()) != cudaSuccess)
+            return fail(e, "segment keys", err);
+    }
     if ((e = (cudaError_t)cub_call(b, NULL, &b->temp_bytes)) != cudaSuccess)
         return fail(e, "CUB temp size", err);
     if ((e = cudaMalloc(&b->temp, b->temp_bytes ? b->temp_bytes : 16)) != cudaSuccess)
@@ -406,6 +417,7 @@ extern "C" void bcu_cub_free(struct bcu_cub *b)
     if (b == NULL) return;
     cudaFree(b->d_out);
     cudaFree(b->d_aux);
+    cudaFree(b->d_keys);
     cudaFree(b->temp);
     delete b;
 }

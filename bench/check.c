@@ -165,6 +165,32 @@ static int verify_##sfx(const struct bench_cell *c, const T *in, const T *out, \
                 return 1; }                                                    \
         }                                                                      \
         return 0;                                                              \
+    case BF_SEGSCAN:                                                           \
+    case BF_SEGEXSCAN: {                                                       \
+        int ex = c->func == BF_SEGEXSCAN;                                      \
+        size_t sg;                                                             \
+        for (sg = 0; sg < c->nseg; sg++) {                                     \
+            const size_t b = c->offsets[sg], e = c->offsets[sg + 1];          \
+            struct run r;                                                      \
+            T v = ident;                                                       \
+            run_init(&r, float_mode(c->type, c->op));                          \
+            for (i = b; i < e; i++) {                                          \
+                int bad;                                                       \
+                if (!ex) { if (r.mode) run_add(&r, (long double)in[i]);       \
+                           else v = combine_##sfx(c->op, v, in[i]); }          \
+                if (r.mode == 0 || (ex && i == b)) bad = !same_##sfx(out[i], r.mode ? ident : v); \
+                else bad = !run_ok(&r, (long double)out[i], u, 1, e - b);      \
+                if (bad) {                                                     \
+                    snprintf(msg, len, "segment %zu: out[%zu] = %.17Lg, expected %.17Lg", sg, i, \
+                             (long double)out[i], r.mode ? r.s + r.c : (long double)v); \
+                    return 1;                                                  \
+                }                                                              \
+                if (ex) { if (r.mode) run_add(&r, (long double)in[i]);        \
+                          else v = combine_##sfx(c->op, v, in[i]); }           \
+            }                                                                  \
+        }                                                                      \
+        return 0;                                                              \
+    }                                                                          \
     case BF_SCAN:                                                              \
     case BF_EXSCAN: {                                                          \
         struct run r;                                                          \

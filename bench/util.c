@@ -9,7 +9,8 @@
 const char *bench_func_name(enum bench_func f)
 {
     static const char *const names[BF_NFUNCS] = {
-        "reduce", "scan", "exscan", "reduce_rows", "reduce_segments", "argmin", "argmax"
+        "reduce", "scan", "exscan", "reduce_rows", "reduce_segments", "argmin", "argmax", "scan_segments",
+        "exscan_segments"
     };
     return (unsigned)f < BF_NFUNCS ? names[f] : "?";
 }
@@ -92,7 +93,7 @@ void bench_poison(void *buf, size_t bytes)
 size_t bench_out_count(const struct bench_cell *c)
 {
     switch (c->func) {
-    case BF_SCAN: case BF_EXSCAN: return c->n;
+    case BF_SCAN: case BF_EXSCAN: case BF_SEGSCAN: case BF_SEGEXSCAN: return c->n;
     case BF_ROWS:     return c->rows;
     case BF_SEGMENTS: return c->nseg;
     case BF_REDUCE:   return 1;
@@ -107,6 +108,10 @@ double bench_cell_bytes(const struct bench_cell *c)
     case BF_REDUCE:   return s * (double)c->n + s;
     case BF_SCAN:
     case BF_EXSCAN:   return 2.0 * s * (double)c->n;
+    /* (segmented scans: the input read once, the output written once; the
+     * offsets, 8 bytes a segment, not counted) */
+    case BF_SEGSCAN:
+    case BF_SEGEXSCAN: return 2.0 * s * (double)c->n;
     case BF_ROWS:     return s * (double)c->rows * (double)c->cols + s * (double)c->rows;
     case BF_SEGMENTS: return s * (double)c->n + s * (double)c->nseg
                              + (double)sizeof(size_t) * (double)(c->nseg + 1);

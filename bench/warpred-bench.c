@@ -73,7 +73,8 @@ static void usage(FILE *f)
 "                           against the plain OpenMP-offload loops and the cuda\n"
 "                           backend on the same device arrays, with the targets\n"
 "  --funcs LIST             reduce,scan,exscan,reduce_rows,reduce_segments,\n"
-"                           argmin,argmax or all (rows/segments also accepted)\n"
+"                           argmin,argmax,scan_segments,exscan_segments or all\n"
+"                           (rows/segments/segscan/segexscan also accepted)\n"
 "  --types LIST             i32,i64,u32,u64,f32,f64 or all\n"
 "  --ops LIST               sum,prod,min,max,band,bor,bxor or all\n"
 "                           (bitwise ops are skipped for floats)\n"
@@ -81,7 +82,8 @@ static void usage(FILE *f)
 "                           A..B (doubling), A..B*F, A..B+S\n"
 "  --cols LIST              reduce_rows: columns per row (default 1024;\n"
 "                           --full: 32,1024,32768)\n"
-"  --seglen N               reduce_segments: mean segment length (default 1024;\n"
+"  --seglen N               reduce_segments and the segmented scans: mean\n"
+"                           segment length (default 1024;\n"
 "                           lengths uniform in [0, 2N])\n"
 "  --reps N                 timed runs per measurement, median reported (>= 1,\n"
 "                           default 20)\n"
@@ -228,10 +230,11 @@ static int parse_int(const char *s, int min)
 }
 
 static const char *const func_names[BF_NFUNCS] = {
-    "reduce", "scan", "exscan", "reduce_rows", "reduce_segments", "argmin", "argmax"
+    "reduce", "scan", "exscan", "reduce_rows", "reduce_segments", "argmin", "argmax", "scan_segments",
+    "exscan_segments"
 };
 static const char *const func_aliases[BF_NFUNCS] = {
-    NULL, "inscan", NULL, "rows", "segments", NULL, NULL
+    NULL, "inscan", NULL, "rows", "segments", NULL, NULL, "segscan", "segexscan"
 };
 static const char *const type_names[] = { "i32", "i64", "u32", "u64", "f32", "f64" };
 static const char *const op_names[] = { "sum", "prod", "min", "max", "band", "bor", "bxor" };
@@ -445,6 +448,8 @@ static int our_call(void *arg, char *err)
     case BF_EXSCAN:   st = wr_exscan(a->ctx, a->in, a->out, c->n, c->type, c->op); break;
     case BF_ROWS:     st = wr_reduce_rows(a->ctx, a->in, a->out, c->rows, c->cols, c->type, c->op); break;
     case BF_SEGMENTS: st = wr_reduce_segments(a->ctx, a->in, a->out, c->nseg, a->off, c->type, c->op); break;
+    case BF_SEGSCAN:  st = wr_scan_segments(a->ctx, a->in, a->out, c->nseg, a->off, c->type, c->op); break;
+    case BF_SEGEXSCAN: st = wr_exscan_segments(a->ctx, a->in, a->out, c->nseg, a->off, c->type, c->op); break;
     case BF_ARGMIN:   st = wr_argmin(a->ctx, a->in, c->n, c->type, a->idx ? a->idx : &a->index,
                                  a->idx ? a->val : a->value); break;
     case BF_ARGMAX:   st = wr_argmax(a->ctx, a->in, c->n, c->type, a->idx ? a->idx : &a->index,
@@ -454,6 +459,12 @@ static int our_call(void *arg, char *err)
     if (st == WR_SUCCESS) return 0;
     snprintf(err, WR_BENCH_ERRLEN, "%s: %s", wr_status_string(st), wr_context_error(a->ctx));
     return -1;
+}
+
+/* Whether f takes segment offsets. */
+static int bench_segmented(enum bench_func f)
+{
+    return f == BF_SEGMENTS || f == BF_SEGSCAN || f == BF_SEGEXSCAN;
 }
 
 /* The cpu reference loops (SUM only). */
@@ -603,7 +614,7 @@ static void run_queued(struct env *e, const struct bench_cell *c, double ceil_gb
         row.op = (c->func == BF_ARGMIN || c->func == BF_ARGMAX) ? "" : bench_op_name(c->op);
         row.n = c->n;
         if (c->func == BF_ROWS) snprintf(row.param, sizeof row.param, "cols=%zu", c->cols);
-        if (c->func == BF_SEGMENTS) snprintf(row.param, sizeof row.param, "seg~%zu", o->seglen);
+        if (bench_segmented(c->func)) snprintf(row.param, sizeof row.param, "seg~%zu", o->seglen);
         row.bytes = bench_cell_bytes(c);
         row.ceil_gbps = ceil_gbps;
         memset(&a, 0, sizeof a);
@@ -656,7 +667,7 @@ static double run_cell_mode(struct env *e, const struct bench_cell *c, double ce
     row.op = (c->func == BF_ARGMIN || c->func == BF_ARGMAX) ? "" : bench_op_name(c->op);
     row.n = c->n;
     if (c->func == BF_ROWS) snprintf(row.param, sizeof row.param, "cols=%zu", c->cols);
-    if (c->func == BF_SEGMENTS) snprintf(row.param, sizeof row.param, "seg~%zu", o->seglen);
+    if (bench_segmented(c->func)) snprintf(row.param, sizeof row.param, "seg~%zu", o->seglen);
     row.bytes = bench_cell_bytes(c);
     row.ceil_gbps = ceil_gbps;
 
@@ -706,7 +717,7 @@ static void run_cell(struct env *e, const struct bench_cell *c, double ceil_gbps
                      const struct opts *o)
 {
     const int moded = c->op == WR_SUM && (c->type == WR_FLOAT || c->type == WR_DOUBLE) &&
-                      (c->func == BF_REDUCE || c->func == BF_ROWS || c->func == BF_SEGMENTS ||
+                      (c->func == BF_REDUCE || c->func == BF_ROWS || bench_segmented(c->func) ||
                        c->func == BF_SCAN || c->func == BF_EXSCAN);
     double fast = 0;
     if (!moded || (o->fmodes & FM_FAST)) fast = run_cell_mode(e, c, ceil_gbps, o, 0, 0);
@@ -817,7 +828,7 @@ static void run_matrix(struct env *e, const struct opts *o)
                 enum bench_func f = (enum bench_func)fi;
                 int argext = f == BF_ARGMIN || f == BF_ARGMAX;
                 if (!(o->funcs >> fi & 1)) continue;
-                if (f == BF_SEGMENTS && nseg == 0 && n > 0) {
+                if (bench_segmented(f) && nseg == 0 && n > 0) {
                     nseg = make_offsets(e->h_off, e->off_cap, n, o->seglen, cell_seed(o, t, n, 7));
                     if (e->device && bcu_h2d(e->off, e->h_off, (nseg + 1) * sizeof(size_t), err)) {
                         bench_note("%s: offsets upload failed: %s", e->name, err);
@@ -846,7 +857,7 @@ static void run_matrix(struct env *e, const struct opts *o)
                     c.type = t;
                     c.op = argext ? WR_MIN : op;
                     c.n = n;
-                    if (f == BF_SEGMENTS) { c.nseg = nseg; c.offsets = e->h_off; }
+                    if (bench_segmented(f)) { c.nseg = nseg; c.offsets = e->h_off; }
                     if (f != BF_ROWS) { run_cell(e, &c, row.ceil_gbps, ceil_q, o); continue; }
                     for (ci = 0; ci < o->ncols; ci++) {
                         if (o->cols[ci] == 0 || o->cols[ci] > n) continue;

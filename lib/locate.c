@@ -13,8 +13,11 @@
  * without a current context and without failing on host memory); while the
  * library is not loaded every pointer is host memory.
  */
+#define _GNU_SOURCE 1            /* dl_iterate_phdr */
 #include <config.h>
 #include <dlfcn.h>
+#include <link.h>
+#include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
 #include "wr_internal.h"
@@ -32,12 +35,27 @@ typedef int (*get_attrs_fn)(unsigned n, int *attrs, void **data, unsigned long l
  * RTLD_NOLOAD takes a reference, so the library stays mapped). */
 static get_attrs_fn get_attrs;
 static pthread_mutex_t probe_mu = PTHREAD_MUTEX_INITIALIZER;
+/* The loader's count of objects added when the driver was last looked for:
+ * dlopen(RTLD_NOLOAD) of a library that is not loaded still searches the
+ * library path (system calls, microseconds); dl_iterate_phdr's dlpi_adds
+ * says in tens of nanoseconds whether anything was loaded since. */
+static unsigned long long probed_adds = ~0ull;
+
+static int loader_adds(struct dl_phdr_info *info, size_t size, void *data)
+{
+    *(unsigned long long *)data = size >= offsetof(struct dl_phdr_info, dlpi_adds) + sizeof info->dlpi_adds
+                                      ? (unsigned long long)info->dlpi_adds : 0;
+    return 1;                                      /* the first object is enough */
+}
 
 static get_attrs_fn driver(void)
 {
     get_attrs_fn f = __atomic_load_n(&get_attrs, __ATOMIC_ACQUIRE);
+    unsigned long long adds = 0;
     void *h;
     if (f != NULL) return f;
+    dl_iterate_phdr(loader_adds, &adds);
+    if (adds != 0 && adds == __atomic_load_n(&probed_adds, __ATOMIC_RELAXED)) return NULL;
     pthread_mutex_lock(&probe_mu);
     f = get_attrs;
     if (f == NULL && (h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD)) != NULL) {
@@ -45,6 +63,7 @@ static get_attrs_fn driver(void)
         if (f == NULL) dlclose(h);
         else __atomic_store_n(&get_attrs, f, __ATOMIC_RELEASE);
     }
+    __atomic_store_n(&probed_adds, adds, __ATOMIC_RELAXED);
     pthread_mutex_unlock(&probe_mu);
     return f;
 }

@@ -175,6 +175,9 @@ int bcu_time_queued(bench_call f, void *arg, int warmup, int reps, struct bench_
  * ranges in poison are filled with 0xff and the graph replayed once more,
  * so that the outputs hold what the graph computed. */
 struct bcu_range { void *p; size_t bytes; };
+/* One call at a time on the idle stream, waited for between calls (the
+ * host's cost of a call shows). */
+int bcu_time_one(bench_call f, void *arg, int warmup, int reps, struct bench_timing *t, char *err);
 int bcu_time_graph(bench_call f, void *arg, int calls, int reps, struct bench_timing *t,
                    const struct bcu_range *poison, int npoison, char *err);
 

@@ -253,6 +253,26 @@ extern "C" int bcu_time_queued(bench_call f, void *arg, int warmup, int reps, st
     return elapsed(reps, 1.0, t, err);
 }
 
+/* One call at a time on an idle stream, each between two events, waited
+ * for before the next: what a solver that queues one reduction between its
+ * own kernels sees (the host's cost of the call shows, as a gap before the
+ * first kernel starts). */
+extern "C" int bcu_time_one(bench_call f, void *arg, int warmup, int reps, struct bench_timing *t, char *err)
+{
+    cudaError_t e;
+    memset(t, 0, sizeof *t);
+    for (int i = 0; i < (warmup > 0 ? warmup : 1); i++)
+        if (f(arg, err) != 0) return -1;
+    if (bcu_sync(err) || events(2 * (size_t)reps, err)) return -1;
+    for (int i = 0; i < reps; i++) {
+        if ((e = cudaEventRecord(ev_pool[2 * i], bstream)) != cudaSuccess) return fail(e, "cudaEventRecord", err);
+        if (f(arg, err) != 0) return -1;
+        if ((e = cudaEventRecord(ev_pool[2 * i + 1], bstream)) != cudaSuccess) return fail(e, "cudaEventRecord", err);
+        if (bcu_sync(err)) return -1;
+    }
+    return elapsed(reps, 1.0, t, err);
+}
+
 extern "C" int bcu_time_graph(bench_call f, void *arg, int calls, int reps, struct bench_timing *t,
                               const struct bcu_range *poison, int npoison, char *err)
 {

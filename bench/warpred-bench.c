@@ -99,8 +99,9 @@ static void usage(FILE *f)
 "  --async                  cuda cells also queued on a stream the context has\n"
 "                           (device time between events, the host's launch\n"
 "                           time hidden) and as calls captured into one CUDA\n"
-"                           graph and replayed (time per call), each beside CUB\n"
-"                           queued and captured the same way; defaults become\n"
+"                           graph and replayed (time per call), and one call at\n"
+"                           a time on the idle stream (the host's cost shows),\n"
+"                           each beside CUB timed the same way; defaults become\n"
 "                           --backend cuda --types f32,i32,f64 --sizes\n"
 "                           2^10..2^28 --cols 32,1024,32768\n"
 "  --graph-calls N          calls captured per graph with --async (default 100)\n"
@@ -357,6 +358,8 @@ void *bcu_stream(void) { return NULL; }
 int bcu_sync(char *err) { strcpy(err, "no CUDA"); return -1; }
 int bcu_time_queued(bench_call f, void *arg, int w, int r, struct bench_timing *t, char *err)
 { (void)f; (void)arg; (void)w; (void)r; (void)t; strcpy(err, "no CUDA"); return -1; }
+int bcu_time_one(bench_call f, void *arg, int w, int r, struct bench_timing *t, char *err)
+{ (void)f; (void)arg; (void)w; (void)r; (void)t; strcpy(err, "no CUDA"); return -1; }
 int bcu_time_graph(bench_call f, void *arg, int c, int r, struct bench_timing *t, const struct bcu_range *p, int np,
                    char *err)
 { (void)f; (void)arg; (void)c; (void)r; (void)t; (void)p; (void)np; strcpy(err, "no CUDA"); return -1; }
@@ -595,12 +598,13 @@ fail:
 }
 
 /* --async: the cell's call queued on the benchmark's stream, then captured
- * in a graph, each beside CUB queued and captured the same way. */
+ * in a graph, then one call at a time on the idle stream, each beside CUB
+ * timed the same way. */
 static void run_queued(struct env *e, const struct bench_cell *c, double ceil_gbps, const struct opts *o)
 {
     const int graph_reps = o->reps / 4 > 3 ? o->reps / 4 : 3;
     int mode;
-    for (mode = 0; mode < 2; mode++) {
+    for (mode = 0; mode < 3; mode++) {
         struct bench_row row;
         struct ourcall a;
         struct bcu_cub *cub = NULL;
@@ -608,7 +612,7 @@ static void run_queued(struct env *e, const struct bench_cell *c, double ceil_gb
         const struct bcu_range pr[2] = { { e->out, bench_out_count(c) * wr_type_size(c->type) }, { e->d_aux, 16 } };
         char err[WR_BENCH_ERRLEN] = "";
         bench_row_init(&row, "matrix");
-        snprintf(row.backend, sizeof row.backend, "%s", mode ? "cuda graph" : "cuda async");
+        snprintf(row.backend, sizeof row.backend, "%s", mode == 2 ? "cuda one call" : mode ? "cuda graph" : "cuda async");
         snprintf(row.name, sizeof row.name, "%s", bench_func_name(c->func));
         row.type = bench_type_name(c->type);
         row.op = (c->func == BF_ARGMIN || c->func == BF_ARGMAX) ? "" : bench_op_name(c->op);
@@ -627,8 +631,9 @@ static void run_queued(struct env *e, const struct bench_cell *c, double ceil_gb
         a.val = (char *)e->d_aux + 8;
         if (e->ctx_q == NULL) {
             bench_check_set(&row, "skipped: no context with a stream");
-        } else if (mode == 0 ? bcu_time_queued(our_call, &a, o->warmup, o->reps, &row.t, err)
-                             : bcu_time_graph(our_call, &a, o->graph_calls, graph_reps, &row.t, pr, 2, err)) {
+        } else if (mode == 0   ? bcu_time_queued(our_call, &a, o->warmup, o->reps, &row.t, err)
+                   : mode == 1 ? bcu_time_graph(our_call, &a, o->graph_calls, graph_reps, &row.t, pr, 2, err)
+                               : bcu_time_one(our_call, &a, o->warmup, o->reps, &row.t, err)) {
             memset(&row.t, 0, sizeof row.t);
             bench_check_set(&row, "ERROR %s", err);
             row.failed = 1;
@@ -637,8 +642,9 @@ static void run_queued(struct env *e, const struct bench_cell *c, double ceil_gb
             verify_queued(e, &a, o, mode == 1, &row);
         }
         if (bcu_cub_prepare(&cub, c, e->in, e->off, err) ||
-            (mode == 0 ? bcu_time_queued(bcu_cub_queue, cub, o->warmup, o->reps, &t, err)
-                       : bcu_time_graph(bcu_cub_queue, cub, o->graph_calls, graph_reps, &t, NULL, 0, err))) {
+            (mode == 0   ? bcu_time_queued(bcu_cub_queue, cub, o->warmup, o->reps, &t, err)
+             : mode == 1 ? bcu_time_graph(bcu_cub_queue, cub, o->graph_calls, graph_reps, &t, NULL, 0, err)
+                         : bcu_time_one(bcu_cub_queue, cub, o->warmup, o->reps, &t, err))) {
             bench_check_append(&row, "CUB ERROR %s", err);
             row.failed = 1;
         } else {

@@ -23,6 +23,9 @@
 #              CUDA graphs beside CUB treated alike
 #   ompbench   warpred-bench --backend omptarget beside plain OpenMP loops
 #   cpubench   warpred-bench --backend cpu
+#   segbench   scans inside segments beside CUB's scan-by-key (mean
+#              segment lengths 32, 1024, 65536)
+#   dotbench   dot products and norms beside cuBLAS, fast and reproducible
 # Environment:
 #   OUT                  where logs.tar (every log, appended as each program
 #                        ends) and summary.txt go (default ./out)
@@ -270,6 +273,16 @@ fi
 if want ompbench; then
     # shellcheck disable=SC2086
     bench ompbench 240 ${WR_RUN_OMPBENCH_ARGS:---backend omptarget --funcs reduce,scan --types f32,f64 --ops sum --sizes 2^28 --reps 5 --warmup 2}
+fi
+if want segbench; then
+    for L in 32 1024 65536; do
+        # shellcheck disable=SC2086
+        bench "segbench-$L" 120 ${WR_RUN_SEGBENCH_ARGS:---backend cuda --funcs scan_segments,exscan_segments --types f32 --ops sum --sizes 2^28 --reps 20} --seglen "$L"
+    done
+fi
+if want dotbench; then
+    # shellcheck disable=SC2086
+    bench dotbench 240 ${WR_RUN_DOTBENCH_ARGS:---backend cuda --funcs dot,nrm2,asum,argmax_abs,dot_rows --types f32,f64 --sizes 2^25,2^28 --cols 32,1024 --float-mode both --reps 20}
 fi
 if want cpubench; then
     # shellcheck disable=SC2086

@@ -56,6 +56,7 @@ _WREOF
   AC_SUBST([CUDA_CPPFLAGS])
   AC_SUBST([CUDA_LDFLAGS])
   AC_SUBST([NVCC_GENCODE])
+  AC_SUBST([NVCC_HOST_GENCODE])
   AC_SUBST([NVCC_ARCH_DEFS])
   AM_CONDITIONAL([HAVE_CUDA], [test "$wr_have_cuda" = yes])
 ])
@@ -79,6 +80,7 @@ _WREOF
 # device runs machine code or JIT-compiled PTX, and name what it has when it
 # has nothing for the device.
 AC_DEFUN([WR_CUDA_GENCODE], [
+  NVCC_HOST_GENCODE=
   wr_sass=
   wr_ptx=
   wr_cuda_hint=
@@ -156,6 +158,7 @@ AC_DEFUN([WR_CUDA_GENCODE], [
       wr_cuda_code="-arch=native: nvcc builds for the GPUs of this machine (--with-cuda-arch=native)"
     ], [
       wr_max=
+      wr_min=
       for a in $wr_want; do
         AS_CASE(["$a"], [*[[!0-9]]*|''],
           [AC_MSG_ERROR([--with-cuda-arch: '$a' is not an architecture (e.g. 90 or sm_90); expected auto, all, native or a list])])
@@ -166,14 +169,18 @@ AC_DEFUN([WR_CUDA_GENCODE], [
         NVCC_GENCODE="$NVCC_GENCODE -gencode=arch=compute_$a,code=sm_$a"
         wr_sass="$wr_sass $a"
         AS_IF([test -z "$wr_max" || test "$a" -gt "$wr_max"], [wr_max=$a])
+        AS_IF([test -z "$wr_min" || test "$a" -lt "$wr_min"], [wr_min=$a])
       done
       AS_IF([test -z "$wr_max"], [AC_MSG_ERROR([no GPU architecture to build for ($NVCC supports: $wr_supported)])])
       NVCC_GENCODE="$NVCC_GENCODE -gencode=arch=compute_$wr_max,code=compute_$wr_max"
       wr_ptx=$wr_max
       wr_sass=`echo $wr_sass`
+      dnl files of host code only (cuda/local.am): one architecture
+      NVCC_HOST_GENCODE="-gencode=arch=compute_$wr_min,code=sm_$wr_min"
       wr_cuda_code="machine code for sm_`echo $wr_sass | sed 's/ /, sm_/g'` and compute_$wr_ptx PTX: $wr_cuda_code"
     ])
   ])
+  AS_IF([test -z "$NVCC_HOST_GENCODE"], [NVCC_HOST_GENCODE=$NVCC_GENCODE])
   AC_MSG_NOTICE([GPU code: $wr_cuda_code])
   dnl string literals, quoted for the shell of make's rules: nvcc splits an
   dnl unquoted -D value at its commas

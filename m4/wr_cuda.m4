@@ -20,6 +20,14 @@ AC_DEFUN([WR_CHECK_CUDA], [
     [AS_HELP_STRING([--with-nvcc-gencode=FLAGS],
       [raw nvcc code-generation flags; override --with-cuda-arch])],
     [NVCC_GENCODE=$withval], [NVCC_GENCODE=])
+  AC_ARG_ENABLE([bench-cuda],
+    [AS_HELP_STRING([--enable-bench-cuda],
+      [build the CUDA side of warpred-bench (device timing, the CUB references),
+       which its GPU measurements need (default: with the CUDA plugin, but when
+       --with-cuda-arch=auto found no GPU to build for: nothing here could run
+       it, and its CUB kernels for every GPU generation take longer to compile
+       than the plugin)])],
+    [], [enable_bench_cuda=auto])
   AC_ARG_VAR([NVCC], [the CUDA compiler])
   AC_ARG_VAR([NVCCFLAGS], [extra flags for nvcc])
   wr_have_cuda=no
@@ -59,6 +67,17 @@ _WREOF
   AC_SUBST([NVCC_HOST_GENCODE])
   AC_SUBST([NVCC_ARCH_DEFS])
   AM_CONDITIONAL([HAVE_CUDA], [test "$wr_have_cuda" = yes])
+  dnl warpred-bench's CUDA side (bench/local.am)
+  wr_bench_cuda=no
+  AS_IF([test "$wr_have_cuda" = yes], [
+    AS_CASE(["x$enable_bench_cuda"],
+      [xyes], [wr_bench_cuda=yes],
+      [xno], [wr_bench_cuda="no (--disable-bench-cuda)"],
+      [AS_IF([test "x$wr_cuda_nogpu" = xyes],
+        [wr_bench_cuda="no: no GPU here to run it on (--enable-bench-cuda builds it)"],
+        [wr_bench_cuda=yes])])],
+    [AS_IF([test "x$enable_bench_cuda" = xyes], [AC_MSG_ERROR([--enable-bench-cuda needs the CUDA plugin (nvcc)])])])
+  AM_CONDITIONAL([WR_BENCH_CUDA], [test "$wr_bench_cuda" = yes])
 ])
 
 # WR_CUDA_GENCODE: NVCC_GENCODE from --with-nvcc-gencode or --with-cuda-arch.
@@ -81,6 +100,7 @@ _WREOF
 # has nothing for the device.
 AC_DEFUN([WR_CUDA_GENCODE], [
   NVCC_HOST_GENCODE=
+  wr_cuda_nogpu=no
   wr_sass=
   wr_ptx=
   wr_cuda_hint=
@@ -140,6 +160,7 @@ AC_DEFUN([WR_CUDA_GENCODE], [
           wr_cuda_code="the GPUs of this machine (nvidia-smi: `echo $wr_caps`; --with-cuda-arch=auto)"
         ], [
           wr_want=$wr_all
+          wr_cuda_nogpu=yes
           wr_cuda_code="every GPU generation, as configure found no GPU to build for ($wr_why; --with-cuda-arch=auto)"
           wr_cuda_hint="for a quicker build, configure for your GPU's generation only, e.g. --with-cuda-arch=90 (H100/H200; 80: A100, A10, L40S; 120: RTX 50x0), or --with-cuda-arch=native on the GPU machine"
         ])],

@@ -127,12 +127,14 @@ wr_status refuse(const cudaDeviceProp &p, int sm, const char *what, cudaError_t 
     switch (e) {
     case cudaErrorNoKernelImageForDevice:
     case cudaErrorInvalidDeviceFunction:
-        say(err, "%.60s is sm_%d, and the plugin has no code for it: it has %s", p.name, sm, has);
+        say(err, "%.60s is sm_%d, and the plugin has no code for it: it has %s; rebuild libwarpred with "
+                 "./configure --with-cuda-arch=%d (or =all)", p.name, sm, has, sm);
         break;
     case cudaErrorUnsupportedPtxVersion:
         say(err,
                  "%.60s is sm_%d, and the plugin has no machine code for it and PTX too new for the driver "
-                 "(CUDA %d.%d): it has %s", p.name, sm, drv / 1000, drv % 1000 / 10, has);
+                 "(CUDA %d.%d): it has %s; rebuild with --with-cuda-arch=%d", p.name, sm, drv / 1000,
+                 drv % 1000 / 10, has, sm);
         break;
     default:
         say(err, "%.60s is sm_%d, and the %s kernels do not load (%s): the plugin has %s", p.name,

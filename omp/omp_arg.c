@@ -99,63 +99,69 @@ struct wro_arg {
 static const struct wro_arg wro_arg_tab[WRO_NTYPES] = { WRO_TYPES(WRO_ARG_ENTRY) };
 #undef WRO_ARG_ENTRY
 
+struct arg_arg {
+    struct wro_state *st;
+    const struct wro_arg *k;
+    size_t K;
+    int par, is_max;
+    char *pv, *rv;
+    size_t *pi, *ri;
+};
+
+/* pass 1 over a chunk of whole tiles, its indices made global; or the
+ * one-team pass over everything */
+static wr_status arg_chunk(void *va, const struct wro_chunk *c, char *err)
+{
+    const struct arg_arg *a = va;
+    (void)err;
+    if (!a->K) {
+        a->k->fin(a->st->dev, a->par, c->in, NULL, c->len, a->is_max, a->rv, a->ri);
+        return WR_SUCCESS;
+    }
+    {
+        const size_t tile = WRO_L * a->K, g0 = c->off / tile * WRO_L, ng = (c->len + tile - 1) / tile * WRO_L;
+        const size_t c0 = c->off;
+        size_t *pc = a->pi + g0;
+        a->k->p1(a->st->dev, a->par, c->in, c->len, a->K, a->is_max, a->pv + g0 * a->k->size, pc);
+        if (c0 != 0) {
+#pragma omp target teams distribute parallel for simd if(parallel: a->par) device(a->st->dev) is_device_ptr(pc)
+            for (size_t g = 0; g < ng; g++)
+                if (pc[g] != WRO_NONE) pc[g] += c0;
+        }
+    }
+    return WR_SUCCESS;
+}
+
 wr_status wro_argext(struct wro_state *st, const struct wr_call *call, const void *in, size_t count, wr_type type,
                      int is_max, size_t *index, void *value, char *err)
 {
     const struct wro_arg *k = &wro_arg_tab[type];
     const size_t es = k->size, K = wro_plan_k(count), G = K ? wro_plan_g(count, K) : 0;
-    const int par = wro_par(st, count);
+    /* whole tiles per chunk, as in reduce */
+    const struct wro_plan p = { count, es, 0, K ? WRO_L * K : 1, 0 };
+    struct arg_arg a = { st, k, K, wro_par(st, count), is_max, NULL, NULL, NULL, NULL };
     struct wro_buf bi, bx, bv;
     struct wro_scratch s;
     wr_status rc;
-    char *stage = NULL, *pv = NULL, *rv;
-    size_t *pi = NULL, *ri;
 
     if ((rc = wro_resolve(st, in, count * es, call->kin, "in", &bi, err)) != WR_SUCCESS) return rc;
     if ((rc = wro_resolve(st, index, sizeof *index, call->kaux, "index", &bx, err)) != WR_SUCCESS) return rc;
     if ((rc = wro_resolve(st, value, value ? es : 0, call->kout, "value", &bv, err)) != WR_SUCCESS) return rc;
     rc = wro_scratch_open(st, &s,
                           2 * WRO_SCRATCH_SIZE(8) + (K ? WRO_SCRATCH_SIZE(G * es) + WRO_SCRATCH_SIZE(G * sizeof(size_t)) : 0) +
-                              (bi.direct ? 0 : WRO_SCRATCH_SIZE(count * es < st->staging ? count * es : st->staging)),
+                              wro_plan_scratch(st, &p, &bi, NULL),
                           err);
     if (rc != WR_SUCCESS) return rc;
-    rv = wro_scratch_take(&s, 8);
-    ri = wro_scratch_take(&s, 8);
+    a.rv = wro_scratch_take(&s, 8);
+    a.ri = wro_scratch_take(&s, 8);
     if (K) {
-        pv = wro_scratch_take(&s, G * es);
-        pi = wro_scratch_take(&s, G * sizeof(size_t));
+        a.pv = wro_scratch_take(&s, G * es);
+        a.pi = wro_scratch_take(&s, G * sizeof(size_t));
     }
-    if (!bi.direct) stage = wro_scratch_take(&s, count * es < st->staging ? count * es : st->staging);
-
-    if (!K) {
-        const void *x = bi.p;
-        if (!bi.direct) {
-            rc = wro_copy(st, stage, 1, bi.p, bi.on_dev, count * es, err);
-            x = stage;
-        }
-        if (rc == WR_SUCCESS) k->fin(st->dev, par, x, NULL, count, is_max, rv, ri);
-    } else if (bi.direct) {
-        k->p1(st->dev, par, bi.p, count, K, is_max, pv, pi);
-        k->fin(st->dev, par, pv, pi, G, is_max, rv, ri);
-    } else {
-        /* whole tiles per chunk, as in reduce; indices made global after */
-        const size_t tile = WRO_L * K, chunk = st->staging / es / tile * tile;
-        size_t c0;
-        for (c0 = 0; c0 < count && rc == WR_SUCCESS; c0 += chunk) {
-            const size_t m = count - c0 < chunk ? count - c0 : chunk, g0 = c0 / tile * WRO_L;
-            const size_t ng = (m + tile - 1) / tile * WRO_L;
-            size_t *pc = pi + g0;
-            rc = wro_copy(st, stage, 1, bi.p + c0 * es, bi.on_dev, m * es, err);
-            if (rc != WR_SUCCESS) break;
-            k->p1(st->dev, par, stage, m, K, is_max, pv + g0 * es, pc);
-#pragma omp target teams distribute parallel for simd if(parallel: par) device(st->dev) is_device_ptr(pc)
-            for (size_t g = 0; g < ng; g++)
-                if (pc[g] != WRO_NONE) pc[g] += c0;
-        }
-        if (rc == WR_SUCCESS) k->fin(st->dev, par, pv, pi, G, is_max, rv, ri);
-    }
-    if (rc == WR_SUCCESS) rc = wro_copy(st, bx.p, bx.on_dev, ri, 1, sizeof *index, err);
-    if (rc == WR_SUCCESS && value != NULL) rc = wro_copy(st, bv.p, bv.on_dev, rv, 1, es, err);
+    rc = wro_each_chunk(st, &s, &p, &bi, NULL, arg_chunk, &a, err);
+    if (rc == WR_SUCCESS && K) k->fin(st->dev, a.par, a.pv, a.pi, G, is_max, a.rv, a.ri);
+    if (rc == WR_SUCCESS) rc = wro_copy(st, bx.p, bx.on_dev, a.ri, 1, sizeof *index, err);
+    if (rc == WR_SUCCESS && value != NULL) rc = wro_copy(st, bv.p, bv.on_dev, a.rv, 1, es, err);
     wro_scratch_close(&s);
     return rc;
 }

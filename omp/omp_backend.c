@@ -1,6 +1,8 @@
 /*
- * omp_backend.c -- the omptarget backend's ops table: the device it runs
- * on, where buffers live, staging and scratch memory.
+ * omp_backend.c -- the omptarget backend's ops table: open, close,
+ * capabilities, and one entry per operation it provides.  The device is
+ * found by omp_device.c, buffers are resolved, staged and given scratch by
+ * omp_mem.c and omp_stage.c, and the operations are the kernel files'.
  *
  * Buffers follow OpenMP's own conventions (README, wr_context_create(3)):
  *  - host memory that is mapped (present in the device data environment of
@@ -27,11 +29,9 @@
  * WR_ERR_NO_BACKEND.
  */
 #include <config.h>
-#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include "omp_internal.h"
-#include "wr_exact.h"
 
 #ifndef WRO_OFFLOAD_TARGETS
 #  define WRO_OFFLOAD_TARGETS "host only"
@@ -43,127 +43,6 @@
 #else
 #  define WRO_COMPILER_FMT "%s", "unknown compiler"
 #endif
-
-/* ---- which device code runs: declare variant on the target's arch -------- */
-
-enum { WRO_ARCH_HOST = 0, WRO_ARCH_NVPTX = 1, WRO_ARCH_AMDGCN = 2 };
-
-#pragma omp declare target
-/* Not static: a static variant is dropped before the offload compiler
- * resolves the call (GCC 12). */
-int wro_arch_nvptx(void);
-int wro_arch_amdgcn(void);
-int wro_arch_nvptx(void) { return WRO_ARCH_NVPTX; }
-int wro_arch_amdgcn(void) { return WRO_ARCH_AMDGCN; }
-#if defined(__clang__)       /* clang's name of its 64-bit nvptx target */
-#pragma omp declare variant(wro_arch_nvptx) match(device = {arch(nvptx64)})
-#else
-#pragma omp declare variant(wro_arch_nvptx) match(device = {arch(nvptx)})
-#endif
-#pragma omp declare variant(wro_arch_amdgcn) match(device = {arch(amdgcn)})
-int wro_arch(void);
-int wro_arch(void) { return WRO_ARCH_HOST; }
-#pragma omp end declare target
-
-static int device_arch(int dev)
-{
-    int a = WRO_ARCH_HOST;
-#pragma omp target device(dev) map(from: a)
-    a = wro_arch();
-    return a;
-}
-
-/* ---- the CUDA driver, for device pointers on NVIDIA devices -------------- */
-
-/* The few driver entry points used, with the driver API's own types as
- * plain C types (no CUDA header needed to build the plugin). */
-struct wro_cuda {
-    void *lib;
-    int (*init)(unsigned flags);
-    int (*device_get)(int *dev, int ordinal);
-    int (*device_get_name)(char *name, int len, int dev);
-    int (*pointer_get_attributes)(unsigned n, int *attrs, void **data, unsigned long long ptr);
-    int (*ctx_get_current)(void **ctx);
-    int (*primary_get_state)(int dev, unsigned *flags, int *active);
-    int (*primary_retain)(void **ctx, int dev);
-    int (*primary_release)(int dev);
-    int ordinal;                 /* the CUDA device of the context's OpenMP device */
-};
-#define WRO_CU_MEMORY_TYPE 2     /* CU_POINTER_ATTRIBUTE_MEMORY_TYPE */
-#define WRO_CU_IS_MANAGED 8      /* CU_POINTER_ATTRIBUTE_IS_MANAGED */
-#define WRO_CU_MEMTYPE_DEVICE 2  /* CU_MEMORYTYPE_DEVICE */
-
-/*
- * libgomp's nvptx plugin opens a device in a thread that already has a
- * current CUDA context (the device's primary context, made current by the
- * CUDA runtime, e.g. by libwarpred's CUDA plugin) by using that context
- * without taking a reference to it.  The CUDA runtime releases its
- * reference when the process exits; when its exit handler runs before
- * libgomp's (libgomp initialised first), the context is destroyed under
- * libgomp, whose finalisation then fails ("cuMemFree_v2 error: context is
- * destroyed") and makes the process exit with status 1.  So when libgomp
- * computes in the primary context, the plugin takes one reference to it
- * for the life of the process (once per device; the driver frees it at
- * exit).  Called right after a target region ran on the device in this
- * thread, so libgomp's context is the current one.
- */
-static void keep_primary_context(const struct wro_cuda *c, int d)
-{
-    static unsigned long kept;          /* devices done, one bit each */
-    void *cur = NULL, *prim = NULL;
-    unsigned flags = 0;
-    int active = 0;
-    if (d < 0 || d >= (int)(8 * sizeof kept) || !c->ctx_get_current || !c->primary_get_state ||
-        !c->primary_retain || !c->primary_release)
-        return;
-    if (__atomic_fetch_or(&kept, 1ul << d, __ATOMIC_ACQ_REL) & (1ul << d)) return;
-    if (c->ctx_get_current(&cur) != 0 || cur == NULL) return;
-    if (c->primary_get_state(d, &flags, &active) != 0 || !active) return;
-    if (c->primary_retain(&prim, d) != 0) return;
-    if (prim != cur) c->primary_release(d);  /* libgomp has a context of its own */
-}
-
-/* libgomp's nvptx plugin numbers its devices as the CUDA driver does, so
- * OpenMP device dev (when all devices are NVIDIA ones) is CUDA device dev. */
-static struct wro_cuda *cuda_open(int dev, char *name, size_t len)
-{
-    struct wro_cuda *c = calloc(1, sizeof *c);
-    int d;
-    if (c == NULL) return NULL;
-    c->lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-    if (c->lib == NULL) { free(c); return NULL; }
-    *(void **)&c->init = dlsym(c->lib, "cuInit");
-    *(void **)&c->device_get = dlsym(c->lib, "cuDeviceGet");
-    *(void **)&c->device_get_name = dlsym(c->lib, "cuDeviceGetName");
-    *(void **)&c->pointer_get_attributes = dlsym(c->lib, "cuPointerGetAttributes");
-    *(void **)&c->ctx_get_current = dlsym(c->lib, "cuCtxGetCurrent");
-    *(void **)&c->primary_get_state = dlsym(c->lib, "cuDevicePrimaryCtxGetState");
-    *(void **)&c->primary_retain = dlsym(c->lib, "cuDevicePrimaryCtxRetain");
-    *(void **)&c->primary_release = dlsym(c->lib, "cuDevicePrimaryCtxRelease_v2");
-    if (c->primary_release == NULL) *(void **)&c->primary_release = dlsym(c->lib, "cuDevicePrimaryCtxRelease");
-    if (!c->init || !c->device_get || !c->device_get_name || !c->pointer_get_attributes ||
-        c->init(0) != 0 || c->device_get(&d, dev) != 0) {
-        dlclose(c->lib);
-        free(c);
-        return NULL;
-    }
-    c->ordinal = dev;
-    if (c->device_get_name(name, (int)len, d) != 0) name[0] = '\0';
-    keep_primary_context(c, d);
-    return c;
-}
-
-/* WR_MEM_DEVICE, WR_MEM_MANAGED, or WR_MEM_HOST for anything the driver
- * does not know (cuPointerGetAttributes leaves the attributes 0 then). */
-static wr_mem_kind cuda_locate(const struct wro_cuda *c, const void *ptr)
-{
-    int attrs[2] = { WRO_CU_MEMORY_TYPE, WRO_CU_IS_MANAGED };
-    unsigned type = 0, managed = 0;
-    void *data[2] = { &type, &managed };
-    if (c->pointer_get_attributes(2, attrs, data, (unsigned long long)(uintptr_t)ptr) != 0) return WR_MEM_HOST;
-    if (managed) return WR_MEM_MANAGED;
-    return type == WRO_CU_MEMTYPE_DEVICE ? WR_MEM_DEVICE : WR_MEM_HOST;
-}
 
 /* ---- the table -------------------------------------------------------------- */
 
@@ -198,8 +77,8 @@ static wr_status wro_open(void **state, const struct wr_host_api *host, char *er
     st->dev = r > 0 ? (int)v : omp_get_default_device();
     st->host = ndev == 0 || st->dev < 0 || st->dev >= ndev;
     if (st->host) st->dev = st->initial;
-    if (!st->host) arch = device_arch(st->dev);
-    if (arch == WRO_ARCH_NVPTX) st->cu = cuda_open(st->dev, name, sizeof name);
+    if (!st->host) arch = wro_device_arch(st->dev);
+    if (arch == WRO_ARCH_NVPTX) st->cu = wro_cuda_open(st->dev, name, sizeof name);
     if (pthread_mutex_init(&st->mu, NULL) != 0) {
         free(st);
         snprintf(err, WR_ERRLEN, "pthread_mutex_init failed");
@@ -222,13 +101,9 @@ static wr_status wro_open(void **state, const struct wr_host_api *host, char *er
 static void wro_close(void *state)
 {
     struct wro_state *st = state;
-    int i;
     if (st == NULL) return;
-    for (i = 0; i < st->npool; i++) omp_target_free(st->pool[i].p, st->dev);
-    if (st->cu) {
-        dlclose(st->cu->lib);
-        free(st->cu);
-    }
+    wro_pool_free(st);
+    wro_cuda_close(st->cu);
     pthread_mutex_destroy(&st->mu);
     free(st);
 }
@@ -245,15 +120,6 @@ static int wro_threads(void *state)
 {
     const struct wro_state *st = state;
     return st->host ? omp_get_max_threads() : 0;
-}
-
-wr_mem_kind wro_locate(void *state, const void *ptr)
-{
-    struct wro_state *st = state;
-    if (st->host || ptr == NULL) return WR_MEM_HOST;
-    if (omp_target_is_present(ptr, st->dev)) return WR_MEM_MAPPED;
-    if (st->cu) return cuda_locate(st->cu, ptr);
-    return WR_MEM_HOST;
 }
 
 static wr_status wro_set_stream(void *state, void *stream, char *err)
@@ -367,134 +233,3 @@ __attribute__((visibility("default"))) const struct wr_backend_ops warpred_backe
     },
 };
 
-/* ---- scratch, copies and buffers ------------------------------------------- */
-
-int wro_par(const struct wro_state *st, size_t work)
-{
-    return !st->host || work >= WRO_HOST_PAR_MIN;
-}
-
-wr_status wro_scratch_open(struct wro_state *st, struct wro_scratch *s, size_t bytes, char *err)
-{
-    int i, best = -1;
-    s->st = st;
-    s->used = 0;
-    s->blk.p = NULL;
-    s->blk.bytes = 0;
-    if (bytes < 256) bytes = 256;
-    pthread_mutex_lock(&st->mu);
-    for (i = 0; i < st->npool; i++)
-        if (st->pool[i].bytes >= bytes && (best < 0 || st->pool[i].bytes < st->pool[best].bytes)) best = i;
-    if (best >= 0) {
-        s->blk = st->pool[best];
-        st->pool[best] = st->pool[--st->npool];
-    }
-    pthread_mutex_unlock(&st->mu);
-    if (s->blk.p != NULL) return WR_SUCCESS;
-    /* a little more than asked, so that slightly larger calls reuse it */
-    bytes = (bytes + bytes / 8 + ((size_t)1 << 20) - 1) & ~(((size_t)1 << 20) - 1);
-    s->blk.p = omp_target_alloc(bytes, st->dev);
-    if (s->blk.p == NULL) {
-        snprintf(err, WR_ERRLEN, "omp_target_alloc of %zu bytes of scratch on device %d failed", bytes, st->dev);
-        return WR_ERR_NO_MEMORY;
-    }
-    s->blk.bytes = bytes;
-    return WR_SUCCESS;
-}
-
-void *wro_scratch_take(struct wro_scratch *s, size_t n)
-{
-    size_t need = WRO_SCRATCH_SIZE(n);
-    char *p;
-    if (s->blk.bytes - s->used < need) return NULL;
-    p = (char *)s->blk.p + s->used;
-    s->used += need;
-    return p;
-}
-
-void wro_scratch_close(struct wro_scratch *s)
-{
-    struct wro_state *st = s->st;
-    struct wro_block drop = { NULL, 0 };
-    int i, small;
-    if (st == NULL || s->blk.p == NULL) return;
-    pthread_mutex_lock(&st->mu);
-    if (st->npool < WRO_POOL) {
-        st->pool[st->npool++] = s->blk;
-    } else {
-        /* keep the larger ones */
-        for (small = 0, i = 1; i < st->npool; i++)
-            if (st->pool[i].bytes < st->pool[small].bytes) small = i;
-        if (st->pool[small].bytes < s->blk.bytes) {
-            drop = st->pool[small];
-            st->pool[small] = s->blk;
-        } else {
-            drop = s->blk;
-        }
-    }
-    pthread_mutex_unlock(&st->mu);
-    if (drop.p) omp_target_free(drop.p, st->dev);
-    s->blk.p = NULL;
-}
-
-wr_status wro_copy(struct wro_state *st, void *dst, int dst_on_dev, const void *src, int src_on_dev,
-                   size_t bytes, char *err)
-{
-    int r;
-    if (bytes == 0) return WR_SUCCESS;
-    r = omp_target_memcpy(dst, (void *)(uintptr_t)src, bytes, 0, 0, dst_on_dev ? st->dev : st->initial,
-                          src_on_dev ? st->dev : st->initial);
-    if (r != 0) {
-        snprintf(err, WR_ERRLEN, "omp_target_memcpy of %zu bytes (%s to %s) failed", bytes,
-                 src_on_dev ? "device" : "host", dst_on_dev ? "device" : "host");
-        return WR_ERR_DEVICE;
-    }
-    return WR_SUCCESS;
-}
-
-/* The device address of mapped host address p (use_device_ptr translates an
- * address inside a mapped section to the same place in its device copy). */
-static char *dev_addr(int dev, const void *p)
-{
-    char *q = (char *)(uintptr_t)p, *r = NULL;
-#pragma omp target data use_device_ptr(q) device(dev)
-    r = q;
-    return r;
-}
-
-wr_status wro_resolve(struct wro_state *st, const void *ptr, size_t bytes, wr_mem_kind kind, const char *what,
-                      struct wro_buf *b, char *err)
-{
-    b->p = (char *)(uintptr_t)ptr;
-    b->direct = 1;
-    b->on_dev = 1;
-    if (bytes == 0 || ptr == NULL) return WR_SUCCESS;
-    switch (kind) {
-    case WR_MEM_DEVICE:
-    case WR_MEM_MANAGED:
-        return WR_SUCCESS;
-    case WR_MEM_MAPPED: {
-        const char *last = (const char *)ptr + bytes - 1;
-        char *d0, *d1;
-        if (!omp_target_is_present(last, st->dev)) {
-            snprintf(err, WR_ERRLEN, "%s is mapped on device %d only in part: its last byte (%p, %zu bytes on) "
-                     "is not present", what, st->dev, (const void *)last, bytes - 1);
-            return WR_ERR_INVALID_ARG;
-        }
-        d0 = dev_addr(st->dev, ptr);
-        d1 = dev_addr(st->dev, last);
-        if (d0 == NULL || d1 == NULL || (size_t)(d1 - d0) != bytes - 1) {
-            snprintf(err, WR_ERRLEN, "%s is not mapped as one piece on device %d (its first and last bytes "
-                     "are in different mappings)", what, st->dev);
-            return WR_ERR_INVALID_ARG;
-        }
-        b->p = d0;
-        return WR_SUCCESS;
-    }
-    default:
-        if (st->host && !st->stage_host) return WR_SUCCESS;
-        b->direct = 0;
-        b->on_dev = 0;
-        return WR_SUCCESS;
-    }
-}

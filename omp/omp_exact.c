@@ -25,11 +25,7 @@
 #include <config.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include "omp_kern.h"
-
-#pragma omp declare target
-#include "wr_exact.h"
-#pragma omp end declare target
+#include "omp_xkern.h"
 
 /* A row up to this many columns is one lane's (no group merge). */
 #define WRO_XROW_LANE 64
@@ -58,58 +54,6 @@ static size_t xrow_lanes(size_t cols)
 }
 
 #define WRO_DEF_EXACT(sfx, T, IS_F64)                                                   \
-    /* the front end over x[first + j*stride], j < cnt: *bad when an addition */      \
-    /* could not be verified exact */                                                  \
-    static inline void wro_xfront_##sfx(const T *x, size_t first, size_t stride, size_t cnt, \
-                                        double *h, double *l, int *bad)               \
-    {                                                                                  \
-        double H = -0.0, L = 0.0;                                                      \
-        int b = 0;                                                                     \
-        for (size_t j = 0; j < cnt; j++) {                                             \
-            const double v = (double)x[first + j * stride];                            \
-            if (IS_F64) {                                                              \
-                b |= !wrx_pair_add(&H, &L, v);                                         \
-            } else {                                                                   \
-                double s;                                                              \
-                b |= !wrx_add_exact(H, v, &s);                                         \
-                H = s;                                                                 \
-            }                                                                          \
-        }                                                                              \
-        *h = H;                                                                        \
-        *l = L;                                                                        \
-        *bad = b;                                                                      \
-    }                                                                                  \
-    /* *acc += the lane's elements (pair, or one by one when bad) */                  \
-    static inline void wro_xadd_##sfx(wrx_acc *acc, const T *x, size_t first, size_t stride, \
-                                      size_t cnt, double h, double l, int bad)         \
-    {                                                                                  \
-        if (cnt == 0) return;                                                          \
-        if (!bad) {                                                                    \
-            wrx_add_pair(acc, h, l);                                                   \
-            return;                                                                    \
-        }                                                                              \
-        for (size_t j = 0; j < cnt; j++) wrx_add(acc, (double)x[first + j * stride]);  \
-    }                                                                                  \
-    /* the correctly rounded sum of one lane's cnt >= 1 elements when the   */   \
-    /* front end verified every addition (returns 1), else 0: the lane needs */   \
-    /* wro_xacc, which must not run in a simd loop (its accumulator is on   */   \
-    /* the soft stack, which nvptx's SIMT lanes cannot hold) */                    \
-    static inline int wro_xtry_##sfx(const T *x, size_t first, size_t stride, size_t cnt, T *res) \
-    {                                                                              \
-        double h, l;                                                               \
-        int bad;                                                                   \
-        wro_xfront_##sfx(x, first, stride, cnt, &h, &l, &bad);                     \
-        if (bad) return 0;                                                         \
-        *res = IS_F64 ? (T)wrx_pair_round_f64(h, l) : (T)h;                        \
-        return 1;                                                                  \
-    }                                                                              \
-    static T wro_xacc_##sfx(const T *x, size_t first, size_t stride, size_t cnt)   \
-    {                                                                              \
-        wrx_acc acc;                                                               \
-        wrx_init(&acc);                                                            \
-        for (size_t j = 0; j < cnt; j++) wrx_add(&acc, (double)x[first + j * stride]); \
-        return IS_F64 ? (T)wrx_round_f64(&acc) : (T)wrx_round_f32(&acc);           \
-    }                                                                              \
     /* lanes: rows x RL slots, lane l of row r over r*cols + l + j*RL */              \
     static void wro_xlanes_##sfx(int dev, int par, const T *x, size_t rows, size_t cols, size_t RL, \
                                  double *ph, double *pl, int *pbad)                    \
@@ -272,36 +216,38 @@ static size_t core_scratch(size_t n)
            WRO_SCRATCH_SIZE(G / WRO_XGROUP * sizeof(wrx_acc));
 }
 
+struct sum_arg {
+    struct wro_state *st;
+    struct wro_scratch *s;
+    wr_type t;
+    size_t n;
+    wrx_acc *total;
+    void *res;
+};
+
+static wr_status sum_chunk(void *va, const struct wro_chunk *c, char *err)
+{
+    const struct sum_arg *a = va;
+    struct wro_scratch one = *a->s;             /* the core's scratch, afresh per chunk */
+    return exact_core(a->st, &one, a->t, c->in, c->len, a->total, c->off == 0, c->off + c->len == a->n ? a->res : NULL,
+                      err);
+}
+
 /* *total (device) = the exact sum of x[0..n) (any kind of buffer, n >= 1),
  * rounded into res (device) unless res is NULL; staged chunk by chunk. */
 static wr_status exact_sum(struct wro_state *st, struct wro_scratch *s, wr_type t, const struct wro_buf *x,
                            size_t n, wrx_acc *total, void *res, char *err)
 {
-    const size_t es = wr_backend_type_size(t);
-    const size_t chunk = x->direct ? n : st->staging / es;
-    char *stage = x->direct ? NULL : wro_scratch_take(s, chunk < n ? chunk * es : n * es);
-    size_t c0;
-    wr_status rc = WR_SUCCESS;
-    if (!x->direct && stage == NULL) {
-        snprintf(err, WR_ERRLEN, "internal error: scratch too small");
-        return WR_ERR_NO_MEMORY;
-    }
-    for (c0 = 0; c0 < n && rc == WR_SUCCESS; c0 += chunk) {
-        const size_t m = n - c0 < chunk ? n - c0 : chunk;
-        struct wro_scratch one = *s;                /* the core's scratch, afresh per chunk */
-        const char *p = x->direct ? x->p + c0 * es : stage;
-        if (!x->direct && (rc = wro_copy(st, stage, 1, x->p + c0 * es, x->on_dev, m * es, err)) != WR_SUCCESS)
-            break;
-        rc = exact_core(st, &one, t, p, m, total, c0 == 0, c0 + m == n ? res : NULL, err);
-    }
-    return rc;
+    const struct wro_plan p = { n, wr_backend_type_size(t), 0, 1, 0 };
+    struct sum_arg a = { st, s, t, n, total, res };
+    return wro_each_chunk(st, s, &p, x, NULL, sum_chunk, &a, err);
 }
 
-static size_t sum_scratch(const struct wro_state *st, size_t n, size_t es, int direct)
+static size_t sum_scratch(const struct wro_state *st, size_t n, size_t es, const struct wro_buf *x)
 {
-    const size_t chunk = direct || n * es <= st->staging ? n : st->staging / es;
-    return WRO_SCRATCH_SIZE(sizeof(wrx_acc)) + WRO_SCRATCH_SIZE(8) + core_scratch(chunk) +
-           (direct ? 0 : WRO_SCRATCH_SIZE(chunk * es));
+    const struct wro_plan p = { n, es, 0, 1, 0 };
+    return WRO_SCRATCH_SIZE(sizeof(wrx_acc)) + WRO_SCRATCH_SIZE(8) + core_scratch(wro_plan_items(st, &p, x, NULL)) +
+           wro_plan_scratch(st, &p, x, NULL);
 }
 
 wr_status wro_reduce_exact(struct wro_state *st, const struct wr_call *call, const void *in, size_t count,
@@ -313,7 +259,7 @@ wr_status wro_reduce_exact(struct wro_state *st, const struct wr_call *call, con
     wrx_acc *total;
     wr_status rc;
     if ((rc = wro_resolve(st, in, count * es, call->kin, "in", &bi, err)) != WR_SUCCESS) return rc;
-    if ((rc = wro_scratch_open(st, &s, sum_scratch(st, count, es, bi.direct), err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_scratch_open(st, &s, sum_scratch(st, count, es, &bi), err)) != WR_SUCCESS) return rc;
     total = wro_scratch_take(&s, sizeof(wrx_acc));
     rc = exact_sum(st, &s, type, &bi, count, total, NULL, err);
     if (rc == WR_SUCCESS) rc = wro_copy(st, acc, 0, total, 1, sizeof(wrx_acc), err);
@@ -336,7 +282,7 @@ wr_status wro_exact_reduce(struct wro_state *st, const struct wr_call *call, con
         const float zf = 0.0f;
         return wro_copy(st, bo.p, bo.on_dev, type == WR_FLOAT ? (const void *)&zf : (const void *)&z, 0, es, err);
     }
-    if ((rc = wro_scratch_open(st, &s, sum_scratch(st, count, es, bi.direct), err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_scratch_open(st, &s, sum_scratch(st, count, es, &bi), err)) != WR_SUCCESS) return rc;
     {
         wrx_acc *total = wro_scratch_take(&s, sizeof(wrx_acc));
         char *slot = wro_scratch_take(&s, 8);
@@ -348,11 +294,43 @@ wr_status wro_exact_reduce(struct wro_state *st, const struct wr_call *call, con
     return rc;
 }
 
+struct xrows_arg {
+    struct wro_state *st;
+    wr_type t;
+    size_t cols, RL;
+    double *ph, *pl;
+    int *pb;
+};
+
+/* the rows of one chunk: one lane each, or lanes and a group a row */
+static wr_status xrows_chunk(void *va, const struct wro_chunk *c, char *err)
+{
+    const struct xrows_arg *a = va;
+    const size_t m = c->len, cols = a->cols, RL = a->RL;
+    const int par = wro_par(a->st, m * cols), dev = a->st->dev;
+    const char *x = c->in;
+    char *y = c->out;
+    (void)err;
+    if (RL == 1 && a->t == WR_DOUBLE) {
+        wro_xrow1_f64(dev, par, (const double *)(const void *)x, m, cols, (double *)(void *)y, a->pb);
+    } else if (RL == 1) {
+        wro_xrow1_f32(dev, par, (const float *)(const void *)x, m, cols, (float *)(void *)y, a->pb);
+    } else if (a->t == WR_DOUBLE) {
+        wro_xlanes_f64(dev, par, (const double *)(const void *)x, m, cols, RL, a->ph, a->pl, a->pb);
+        wro_xgroups_f64(dev, par, (const double *)(const void *)x, m, cols, RL, RL, a->ph, a->pl, a->pb, NULL,
+                        (double *)(void *)y);
+    } else {
+        wro_xlanes_f32(dev, par, (const float *)(const void *)x, m, cols, RL, a->ph, a->pl, a->pb);
+        wro_xgroups_f32(dev, par, (const float *)(const void *)x, m, cols, RL, RL, a->ph, a->pl, a->pb, NULL,
+                        (float *)(void *)y);
+    }
+    return WR_SUCCESS;
+}
+
 wr_status wro_exact_rows(struct wro_state *st, const struct wr_call *call, const void *in, void *out, size_t rows,
                          size_t cols, wr_type type, char *err)
 {
     const size_t es = wr_backend_type_size(type);
-    const int f64 = type == WR_DOUBLE;
     struct wro_buf bi, bo;
     struct wro_scratch s;
     wr_status rc = WR_SUCCESS;
@@ -372,7 +350,7 @@ wr_status wro_exact_rows(struct wro_state *st, const struct wr_call *call, const
     }
     if (cols > WRO_ROW_MID) {               /* long rows: an exact sum each */
         struct wro_buf row = bi;
-        if ((rc = wro_scratch_open(st, &s, sum_scratch(st, cols, es, bi.direct), err)) != WR_SUCCESS) return rc;
+        if ((rc = wro_scratch_open(st, &s, sum_scratch(st, cols, es, &bi), err)) != WR_SUCCESS) return rc;
         for (r0 = 0; r0 < rows && rc == WR_SUCCESS; r0++) {
             struct wro_scratch one = s;
             wrx_acc *total = wro_scratch_take(&one, sizeof(wrx_acc));
@@ -384,42 +362,17 @@ wr_status wro_exact_rows(struct wro_state *st, const struct wr_call *call, const
         wro_scratch_close(&s);
         return rc;
     }
-    per = bi.direct ? rows : st->staging / (cols * es);
-    if (!bo.direct && per > st->staging / es) per = st->staging / es;
-    if (per > rows) per = rows;
-    need = WRO_SCRATCH_SIZE(bi.direct ? 0 : per * cols * es) + WRO_SCRATCH_SIZE(bo.direct ? 0 : per * es);
-    need += WRO_SCRATCH_SIZE(per * RL * sizeof(int));
-    if (RL > 1) need += 2 * WRO_SCRATCH_SIZE(per * RL * sizeof(double));
-    if ((rc = wro_scratch_open(st, &s, need, err)) != WR_SUCCESS) return rc;
     {
-        char *istage = bi.direct ? NULL : wro_scratch_take(&s, per * cols * es);
-        char *ostage = bo.direct ? NULL : wro_scratch_take(&s, per * es);
-        double *ph = RL > 1 ? wro_scratch_take(&s, per * RL * sizeof(double)) : NULL;
-        double *pl = RL > 1 ? wro_scratch_take(&s, per * RL * sizeof(double)) : NULL;
-        int *pb = wro_scratch_take(&s, per * RL * sizeof(int));
-        for (r0 = 0; r0 < rows && rc == WR_SUCCESS; r0 += per) {
-            const size_t m = rows - r0 < per ? rows - r0 : per;
-            const char *x = bi.direct ? bi.p + r0 * cols * es : istage;
-            char *y = bo.direct ? bo.p + r0 * es : ostage;
-            const int par = wro_par(st, m * cols);
-            if (!bi.direct && (rc = wro_copy(st, istage, 1, bi.p + r0 * cols * es, bi.on_dev, m * cols * es, err))
-                != WR_SUCCESS)
-                break;
-            if (RL == 1 && f64) {
-                wro_xrow1_f64(st->dev, par, (const double *)(const void *)x, m, cols, (double *)(void *)y, pb);
-            } else if (RL == 1) {
-                wro_xrow1_f32(st->dev, par, (const float *)(const void *)x, m, cols, (float *)(void *)y, pb);
-            } else if (f64) {
-                wro_xlanes_f64(st->dev, par, (const double *)(const void *)x, m, cols, RL, ph, pl, pb);
-                wro_xgroups_f64(st->dev, par, (const double *)(const void *)x, m, cols, RL, RL, ph, pl, pb, NULL,
-                                (double *)(void *)y);
-            } else {
-                wro_xlanes_f32(st->dev, par, (const float *)(const void *)x, m, cols, RL, ph, pl, pb);
-                wro_xgroups_f32(st->dev, par, (const float *)(const void *)x, m, cols, RL, RL, ph, pl, pb, NULL,
-                                (float *)(void *)y);
-            }
-            if (!bo.direct) rc = wro_copy(st, bo.p + r0 * es, 0, ostage, 1, m * es, err);
-        }
+        const struct wro_plan p = { rows, cols * es, es, 1, 0 };
+        struct xrows_arg a = { st, type, cols, RL, NULL, NULL, NULL };
+        per = wro_plan_items(st, &p, &bi, &bo);
+        need = wro_plan_scratch(st, &p, &bi, &bo) + WRO_SCRATCH_SIZE(per * RL * sizeof(int));
+        if (RL > 1) need += 2 * WRO_SCRATCH_SIZE(per * RL * sizeof(double));
+        if ((rc = wro_scratch_open(st, &s, need, err)) != WR_SUCCESS) return rc;
+        a.ph = RL > 1 ? wro_scratch_take(&s, per * RL * sizeof(double)) : NULL;
+        a.pl = RL > 1 ? wro_scratch_take(&s, per * RL * sizeof(double)) : NULL;
+        a.pb = wro_scratch_take(&s, per * RL * sizeof(int));
+        rc = wro_each_chunk(st, &s, &p, &bi, &bo, xrows_chunk, &a, err);
     }
     wro_scratch_close(&s);
     return rc;
@@ -461,60 +414,26 @@ static size_t xsegs_scratch(size_t nseg)
            wro_scan_scratch(nseg, WR_UINT64);
 }
 
-/* Staged: runs of whole segments through the staging buffer; a segment
- * longer than the buffer summed chunk by chunk into one accumulator. */
-static wr_status xsegs_staged(struct wro_state *st, wr_type t, const struct wro_buf *bi, const struct wro_buf *bo,
-                              const size_t *off, size_t nseg, char *err)
-{
-    const size_t es = wr_backend_type_size(t), cap = st->staging / es, segcap = st->staging / 64;
-    struct wro_scratch s;
-    size_t s0 = 0, *rel;
-    wr_status rc;
-    char *stage, *ostage;
-    size_t *drel;
+struct xsegs_arg {
+    struct wro_state *st;
+    wr_type t;
+};
 
-    rel = malloc((segcap + 1) * sizeof *rel);
-    if (rel == NULL) {
-        snprintf(err, WR_ERRLEN, "out of host memory");
-        return WR_ERR_NO_MEMORY;
-    }
-    rc = wro_scratch_open(st, &s, WRO_SCRATCH_SIZE(st->staging) + WRO_SCRATCH_SIZE(segcap * es) +
-                                      WRO_SCRATCH_SIZE((segcap + 1) * sizeof(size_t)) + xsegs_scratch(segcap) +
-                                      sum_scratch(st, cap + 1, es, 0), err);
-    if (rc != WR_SUCCESS) { free(rel); return rc; }
-    stage = wro_scratch_take(&s, st->staging);
-    ostage = wro_scratch_take(&s, segcap * es);
-    drel = wro_scratch_take(&s, (segcap + 1) * sizeof(size_t));
-    while (s0 < nseg && rc == WR_SUCCESS) {
-        size_t s1 = s0 + 1, i;
-        if (off[s0 + 1] - off[s0] > cap) {
-            /* longer than the buffer: chunks into one accumulator */
-            struct wro_buf seg = *bi;
-            struct wro_scratch one = s;
-            wrx_acc *total = wro_scratch_take(&one, sizeof(wrx_acc));
-            char *res = bo->direct ? bo->p + s0 * es : ostage;
-            seg.p = bi->p + off[s0] * es;
-            rc = exact_sum(st, &one, t, &seg, off[s0 + 1] - off[s0], total, res, err);
-            if (rc == WR_SUCCESS && !bo->direct) rc = wro_copy(st, bo->p + s0 * es, 0, ostage, 1, es, err);
-            s0++;
-            continue;
-        }
-        while (s1 < nseg && s1 - s0 < segcap && off[s1 + 1] - off[s0] <= cap) s1++;
-        for (i = s0; i <= s1; i++) rel[i - s0] = off[i] - off[s0];
-        rc = wro_copy(st, drel, 1, rel, 0, (s1 - s0 + 1) * sizeof(size_t), err);
-        if (rc == WR_SUCCESS)
-            rc = wro_copy(st, stage, 1, bi->p + off[s0] * es, bi->on_dev, (off[s1] - off[s0]) * es, err);
-        if (rc == WR_SUCCESS) {
-            struct wro_scratch one = s;
-            rc = xsegs_core(st, wro_par(st, off[s1] - off[s0] + (s1 - s0)), &one, t, stage, drel, s1 - s0,
-                            bo->direct ? bo->p + s0 * es : ostage, err);
-        }
-        if (rc == WR_SUCCESS && !bo->direct) rc = wro_copy(st, bo->p + s0 * es, 0, ostage, 1, (s1 - s0) * es, err);
-        s0 = s1;
-    }
-    wro_scratch_close(&s);
-    free(rel);
-    return rc;
+/* a staged run of whole segments */
+static wr_status xsegs_run(void *va, struct wro_scratch *work, const char *x, const size_t *rel, size_t nseg,
+                           size_t n, char *out, char *err)
+{
+    const struct xsegs_arg *a = va;
+    return xsegs_core(a->st, wro_par(a->st, n + nseg), work, a->t, x, rel, nseg, out, err);
+}
+
+/* a piece of a segment longer than the staging buffer, into one
+ * accumulator (keep) */
+static wr_status xsegs_piece(void *va, struct wro_scratch *work, void *keep, const char *x, size_t m, int first,
+                             int last, char *res, char *err)
+{
+    const struct xsegs_arg *a = va;
+    return exact_core(a->st, work, a->t, x, m, keep, first, last ? res : NULL, err);
 }
 
 wr_status wro_exact_segments(struct wro_state *st, const struct wr_call *call, const void *in, void *out,
@@ -550,16 +469,16 @@ wr_status wro_exact_segments(struct wro_state *st, const struct wr_call *call, c
         wro_scratch_close(&s);
         return rc;
     }
-    if (bf.on_dev && !st->host) {
-        size_t *h = malloc((nsegments + 1) * sizeof *h);
-        if (h == NULL) {
-            snprintf(err, WR_ERRLEN, "out of host memory for %zu offsets", nsegments + 1);
-            return WR_ERR_NO_MEMORY;
-        }
-        rc = wro_copy(st, h, 0, bf.p, 1, (nsegments + 1) * sizeof *h, err);
-        if (rc == WR_SUCCESS) rc = xsegs_staged(st, type, &bi, &bo, h, nsegments, err);
+    {
+        /* runs of whole segments through the staging buffer; a segment
+         * longer than it chunk by chunk into one accumulator */
+        const size_t cap = st->staging / es, w1 = xsegs_scratch(wro_segrun_cap(st)), w2 = core_scratch(cap);
+        const struct wro_segwalk w = { es, 1, w1 > w2 ? w1 : w2, sizeof(wrx_acc), xsegs_run, xsegs_piece };
+        struct xsegs_arg a = { st, type };
+        size_t *h;
+        if ((rc = wro_host_offsets(st, &bf, nsegments, &h, err)) != WR_SUCCESS) return rc;
+        rc = wro_each_segrun(st, &w, &a, &bi, &bo, h ? h : offsets, nsegments, err);
         free(h);
         return rc;
     }
-    return xsegs_staged(st, type, &bi, &bo, offsets, nsegments, err);
 }

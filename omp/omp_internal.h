@@ -6,7 +6,7 @@
  * target regions.  It is written the way the CUDA kernels are, one level up:
  * a team plays the part of a thread block and the lanes of a `parallel for
  * simd` loop the part of its threads.  Every kernel works on device
- * pointers (is_device_ptr); omp_backend.c turns the caller's buffers into
+ * pointers (is_device_ptr); omp_mem.c turns the caller's buffers into
  * device pointers (mapped host memory: its device copy; device memory: as
  * it is; other host memory: staging buffers, chunk by chunk).
  *
@@ -175,11 +175,7 @@ static inline double wro_canon_f64(double v)
 }
 #pragma omp end declare target
 
-/* ---- the backend's state and memory (omp_backend.c) ----------------------- */
-
-struct wro_state;
-/* 1: run the call's parallel regions with every thread (see WRO_HOST_PAR_MIN). */
-int wro_par(const struct wro_state *st, size_t work);
+/* ---- the backend's state (omp_backend.c) and its device (omp_device.c) ---- */
 
 struct wro_cuda;                 /* libcuda entry points (device pointers) */
 
@@ -203,6 +199,22 @@ struct wro_state {
     char desc[200];
 };
 
+/* Which code a device runs (a target region asks through declare variant). */
+enum { WRO_ARCH_HOST = 0, WRO_ARCH_NVPTX = 1, WRO_ARCH_AMDGCN = 2 };
+int wro_device_arch(int dev);
+/* The CUDA driver for OpenMP device dev of an NVIDIA GPU, or NULL; name
+ * (len bytes) gets the GPU's name. */
+struct wro_cuda *wro_cuda_open(int dev, char *name, size_t len);
+void wro_cuda_close(struct wro_cuda *c);   /* NULL: nothing */
+/* WR_MEM_DEVICE, WR_MEM_MANAGED, or WR_MEM_HOST for what the driver does
+ * not know. */
+wr_mem_kind wro_cuda_locate(const struct wro_cuda *c, const void *ptr);
+
+/* ---- memory (omp_mem.c) ------------------------------------------------------ */
+
+/* 1: run the call's parallel regions with every thread (see WRO_HOST_PAR_MIN). */
+int wro_par(const struct wro_state *st, size_t work);
+
 /* Where the memory at ptr lives, as the ops table's locate() says. */
 wr_mem_kind wro_locate(void *state, const void *ptr);
 
@@ -220,6 +232,8 @@ void *wro_scratch_take(struct wro_scratch *s, size_t n);
 void wro_scratch_close(struct wro_scratch *s);
 /* What wro_scratch_take(n) consumes at most. */
 #define WRO_SCRATCH_SIZE(n) ((((size_t)(n)) + 255) & ~(size_t)255)
+/* Free the pool's blocks (the context closes). */
+void wro_pool_free(struct wro_state *st);
 
 /* Copy bytes between device memory (dev) and host memory (initial): the
  * direction from the flags; 0 or WR_ERR_DEVICE with the reason. */
@@ -238,6 +252,66 @@ struct wro_buf {
  * on the host fallback (unless staging is forced). */
 wr_status wro_resolve(struct wro_state *st, const void *ptr, size_t bytes, wr_mem_kind kind,
                       const char *what, struct wro_buf *b, char *err);
+/* Write count elements of value v (es bytes each) to out. */
+wr_status wro_fill(struct wro_state *st, const struct wro_buf *out, size_t count, size_t es, const void *v,
+                   char *err);
+
+/* ---- the chunk planner (omp_stage.c) ----------------------------------------- */
+
+/* An operation over count items (elements, or rows), each with in_bytes of
+ * input and out_bytes of output where the planner is to bring them (0: none
+ * there), cut into chunks of whole multiples of unit items (but the last). */
+struct wro_plan {
+    size_t count;
+    size_t in_bytes;
+    size_t out_bytes;
+    size_t unit;                 /* >= 1: a tile, a scan group, or 1 */
+    int inplace;                 /* the output goes over the staged input: one buffer
+                                    (in_bytes == out_bytes) */
+};
+/* One chunk as the kernels see it. */
+struct wro_chunk {
+    size_t off, len;             /* items [off, off + len) */
+    const char *in;              /* their input where the kernels read it (NULL: none) */
+    char *out;                   /* where the kernels write their output (NULL: none) */
+};
+typedef wr_status (*wro_chunk_fn)(void *arg, const struct wro_chunk *c, char *err);
+/* Items a chunk holds: count when neither in nor out (either may be NULL)
+ * is staged. */
+size_t wro_plan_items(const struct wro_state *st, const struct wro_plan *p, const struct wro_buf *in,
+                      const struct wro_buf *out);
+/* Scratch bytes the staging buffers of the plan take. */
+size_t wro_plan_scratch(const struct wro_state *st, const struct wro_plan *p, const struct wro_buf *in,
+                        const struct wro_buf *out);
+/* fn over every chunk in order, the staged input copied in before it and
+ * the staged output out after it; stops at the first failure. */
+wr_status wro_each_chunk(struct wro_state *st, struct wro_scratch *s, const struct wro_plan *p,
+                         const struct wro_buf *in, const struct wro_buf *out, wro_chunk_fn fn, void *arg, char *err);
+
+/* A reduction of segments (one result each) with host-readable offsets,
+ * some buffer staged: runs of whole segments through the staging buffer,
+ * and a segment longer than it in pieces. */
+struct wro_segwalk {
+    size_t es;                   /* bytes of an element and of a result */
+    size_t piece_unit;           /* a piece of a long segment: whole multiples of this many elements */
+    size_t work;                 /* scratch bytes run() and piece() take (afresh each call) */
+    size_t keep;                 /* scratch bytes the pieces of one segment share */
+    /* nseg segments of n elements at x (device), their offsets from 0 at rel
+     * (device, nseg + 1), results to out (device) */
+    wr_status (*run)(void *arg, struct wro_scratch *work, const char *x, const size_t *rel, size_t nseg, size_t n,
+                     char *out, char *err);
+    /* m elements of one long segment at x (device); first, last: its first
+     * and last piece; the last stores the result at res (device) */
+    wr_status (*piece)(void *arg, struct wro_scratch *work, void *keep, const char *x, size_t m, int first,
+                       int last, char *res, char *err);
+};
+/* Segments a run holds at most. */
+size_t wro_segrun_cap(const struct wro_state *st);
+wr_status wro_each_segrun(struct wro_state *st, const struct wro_segwalk *w, void *arg, const struct wro_buf *bi,
+                          const struct wro_buf *bo, const size_t *off, size_t nseg, char *err);
+/* Offsets the host can read: *hoff = NULL when they are (host memory, or
+ * the host fallback), else a malloc()ed copy of the device ones. */
+wr_status wro_host_offsets(struct wro_state *st, const struct wro_buf *bf, size_t nseg, size_t **hoff, char *err);
 
 /* ---- reductions (omp_reduce.c) -------------------------------------------- */
 wr_status wro_reduce(struct wro_state *st, const struct wr_call *call, const void *in, void *out,

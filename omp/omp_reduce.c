@@ -178,14 +178,43 @@ static const struct wro_red wro_red_tab[WRO_NTYPES][WRO_NOPS] = {
 
 /* ---- reduce ------------------------------------------------------------------ */
 
-/* Scratch bytes reduce_core needs for n elements from a staged (!direct)
- * or direct input. */
-static size_t reduce_scratch(const struct wro_state *st, size_t n, size_t es, int direct)
+/* The chunks of a reduce: whole pass-1 tiles (K), or everything at once
+ * (the one-team pass alone). */
+static struct wro_plan reduce_plan(size_t n, size_t es)
 {
+    const size_t K = wro_plan_k(n);
+    const struct wro_plan p = { n, es, 0, K ? WRO_L * K : 1, 0 };
+    return p;
+}
+
+/* Scratch bytes reduce_core needs for the n elements of x. */
+static size_t reduce_scratch(const struct wro_state *st, size_t n, size_t es, const struct wro_buf *x)
+{
+    const struct wro_plan p = reduce_plan(n, es);
     size_t K = wro_plan_k(n), b = WRO_SCRATCH_SIZE(es);
     if (K) b += WRO_SCRATCH_SIZE(wro_plan_g(n, K) * es);
-    if (!direct) b += WRO_SCRATCH_SIZE(n * es < st->staging ? n * es : st->staging);
-    return b;
+    return b + wro_plan_scratch(st, &p, x, NULL);
+}
+
+struct red_arg {
+    struct wro_state *st;
+    const struct wro_red *k;
+    size_t K;
+    int par;
+    char *part;
+    void *res;
+};
+
+/* pass 1 of a chunk of whole tiles into its partials, or the one-team pass */
+static wr_status red_chunk(void *va, const struct wro_chunk *c, char *err)
+{
+    const struct red_arg *a = va;
+    (void)err;
+    if (a->K)
+        a->k->p1(a->st->dev, a->par, c->in, c->len, a->K, a->part + c->off / (WRO_L * a->K) * WRO_L * a->k->size);
+    else
+        a->k->fin(a->st->dev, a->par, c->in, c->len, a->res);
+    return WR_SUCCESS;
 }
 
 /* *res (device memory) = the reduction of the n >= 1 elements at x (direct:
@@ -193,60 +222,16 @@ static size_t reduce_scratch(const struct wro_state *st, size_t n, size_t es, in
 static wr_status reduce_core(struct wro_state *st, struct wro_scratch *s, const struct wro_red *k,
                              const struct wro_buf *x, size_t n, void *res, char *err)
 {
-    const size_t es = k->size, K = wro_plan_k(n);
-    const int par = wro_par(st, n);
-    char *stage = NULL;
-    void *part = NULL;
+    const struct wro_plan p = reduce_plan(n, k->size);
+    struct red_arg a = { st, k, wro_plan_k(n), wro_par(st, n), NULL, res };
     wr_status rc;
-    if (K) part = wro_scratch_take(s, wro_plan_g(n, K) * es);
-    if (!x->direct) stage = wro_scratch_take(s, n * es < st->staging ? n * es : st->staging);
-    if ((K && part == NULL) || (!x->direct && stage == NULL)) {
+    if (a.K && (a.part = wro_scratch_take(s, wro_plan_g(n, a.K) * k->size)) == NULL) {
         snprintf(err, WR_ERRLEN, "internal error: scratch too small");
         return WR_ERR_NO_MEMORY;
     }
-    if (x->direct) {
-        if (K) {
-            k->p1(st->dev, par, x->p, n, K, part);
-            k->fin(st->dev, par, part, wro_plan_g(n, K), res);
-        } else {
-            k->fin(st->dev, par, x->p, n, res);
-        }
-        return WR_SUCCESS;
-    }
-    if (!K) {                                     /* fits the staging buffer */
-        if ((rc = wro_copy(st, stage, 1, x->p, x->on_dev, n * es, err)) != WR_SUCCESS) return rc;
-        k->fin(st->dev, par, stage, n, res);
-        return WR_SUCCESS;
-    }
-    {
-        /* whole tiles per chunk: the partials are those of a direct call */
-        const size_t tile = WRO_L * K, chunk = st->staging / es / tile * tile;
-        size_t c0;
-        for (c0 = 0; c0 < n; c0 += chunk) {
-            const size_t m = n - c0 < chunk ? n - c0 : chunk;
-            if ((rc = wro_copy(st, stage, 1, x->p + c0 * es, x->on_dev, m * es, err)) != WR_SUCCESS) return rc;
-            k->p1(st->dev, par, stage, m, K, (char *)part + c0 / tile * WRO_L * es);
-        }
-        k->fin(st->dev, par, part, wro_plan_g(n, K), res);
-    }
+    if ((rc = wro_each_chunk(st, s, &p, x, NULL, red_chunk, &a, err)) != WR_SUCCESS) return rc;
+    if (a.K) k->fin(st->dev, a.par, a.part, wro_plan_g(n, a.K), res);
     return WR_SUCCESS;
-}
-
-/* Write count elements of value v (es bytes each) to out. */
-static wr_status fill(struct wro_state *st, const struct wro_buf *out, size_t count, size_t es, const void *v,
-                      char *err)
-{
-    char *h = malloc(count * es);
-    size_t i;
-    wr_status rc;
-    if (h == NULL) {
-        snprintf(err, WR_ERRLEN, "out of host memory for %zu bytes", count * es);
-        return WR_ERR_NO_MEMORY;
-    }
-    for (i = 0; i < count; i++) memcpy(h + i * es, v, es);
-    rc = wro_copy(st, out->p, out->on_dev, h, 0, count * es, err);
-    free(h);
-    return rc;
 }
 
 wr_status wro_reduce(struct wro_state *st, const struct wr_call *call, const void *in, void *out, size_t count,
@@ -264,9 +249,9 @@ wr_status wro_reduce(struct wro_state *st, const struct wr_call *call, const voi
     if (count == 0) {
         unsigned char id[8];
         wr_identity(type, op, id);
-        return fill(st, &bo, 1, es, id, err);
+        return wro_fill(st, &bo, 1, es, id, err);
     }
-    if ((rc = wro_scratch_open(st, &s, reduce_scratch(st, count, es, bi.direct), err)) != WR_SUCCESS) return rc;
+    if ((rc = wro_scratch_open(st, &s, reduce_scratch(st, count, es, &bi), err)) != WR_SUCCESS) return rc;
     res = bo.direct ? bo.p : wro_scratch_take(&s, es);
     rc = reduce_core(st, &s, k, &bi, count, res, err);
     if (rc == WR_SUCCESS && !bo.direct) rc = wro_copy(st, bo.p, 0, res, 1, es, err);
@@ -286,6 +271,28 @@ static size_t row_lanes(size_t cols)
     return RL;
 }
 
+struct rows_arg {
+    struct wro_state *st;
+    const struct wro_red *k;
+    size_t cols;
+    void *part;
+};
+
+/* the rows of one chunk: one lane each, or lanes and their fold */
+static wr_status rows_chunk(void *va, const struct wro_chunk *c, char *err)
+{
+    const struct rows_arg *a = va;
+    const int par = wro_par(a->st, c->len * a->cols);
+    (void)err;
+    if (a->cols <= WRO_ROW_LANE) {
+        a->k->rlane(a->st->dev, par, c->in, c->len, a->cols, c->out);
+    } else {
+        a->k->rpart(a->st->dev, par, c->in, c->len, a->cols, row_lanes(a->cols), a->part);
+        a->k->rfold(a->st->dev, par, a->part, c->len, row_lanes(a->cols), c->out);
+    }
+    return WR_SUCCESS;
+}
+
 wr_status wro_reduce_rows(struct wro_state *st, const struct wr_call *call, const void *in, void *out,
                           size_t rows, size_t cols, wr_type type, wr_op op, char *err)
 {
@@ -301,13 +308,13 @@ wr_status wro_reduce_rows(struct wro_state *st, const struct wr_call *call, cons
     if (cols == 0) {
         unsigned char id[8];
         wr_identity(type, op, id);
-        return fill(st, &bo, rows, es, id, err);
+        return wro_fill(st, &bo, rows, es, id, err);
     }
 
     if (cols > WRO_ROW_MID) {
         /* long rows: one reduce each, its result straight into out[r] */
         struct wro_buf row = bi;
-        if ((rc = wro_scratch_open(st, &s, reduce_scratch(st, cols, es, bi.direct) + WRO_SCRATCH_SIZE(es), err))
+        if ((rc = wro_scratch_open(st, &s, reduce_scratch(st, cols, es, &bi) + WRO_SCRATCH_SIZE(es), err))
             != WR_SUCCESS)
             return rc;
         for (r0 = 0; r0 < rows && rc == WR_SUCCESS; r0++) {
@@ -323,32 +330,15 @@ wr_status wro_reduce_rows(struct wro_state *st, const struct wr_call *call, cons
 
     /* rows in chunks: all of them when in and out are direct, else as many
      * whole rows as the staging buffer holds */
-    per = bi.direct ? rows : st->staging / (cols * es);
-    if (!bo.direct && per > st->staging / es) per = st->staging / es;
-    if (per > rows) per = rows;
-    need = WRO_SCRATCH_SIZE(bi.direct ? 0 : per * cols * es) + WRO_SCRATCH_SIZE(bo.direct ? 0 : per * es);
-    if (cols > WRO_ROW_LANE) need += WRO_SCRATCH_SIZE(per * row_lanes(cols) * es);
-    if ((rc = wro_scratch_open(st, &s, need, err)) != WR_SUCCESS) return rc;
     {
-        char *istage = bi.direct ? NULL : wro_scratch_take(&s, per * cols * es);
-        char *ostage = bo.direct ? NULL : wro_scratch_take(&s, per * es);
-        void *part = cols > WRO_ROW_LANE ? wro_scratch_take(&s, per * row_lanes(cols) * es) : NULL;
-        for (r0 = 0; r0 < rows && rc == WR_SUCCESS; r0 += per) {
-            const size_t m = rows - r0 < per ? rows - r0 : per;
-            const char *x = bi.direct ? bi.p + r0 * cols * es : istage;
-            const int par = wro_par(st, m * cols);
-            char *y = bo.direct ? bo.p + r0 * es : ostage;
-            if (!bi.direct && (rc = wro_copy(st, istage, 1, bi.p + r0 * cols * es, bi.on_dev, m * cols * es, err))
-                != WR_SUCCESS)
-                break;
-            if (cols <= WRO_ROW_LANE) {
-                k->rlane(st->dev, par, x, m, cols, y);
-            } else {
-                k->rpart(st->dev, par, x, m, cols, row_lanes(cols), part);
-                k->rfold(st->dev, par, part, m, row_lanes(cols), y);
-            }
-            if (!bo.direct) rc = wro_copy(st, bo.p + r0 * es, 0, ostage, 1, m * es, err);
-        }
+        const struct wro_plan p = { rows, cols * es, es, 1, 0 };
+        struct rows_arg a = { st, k, cols, NULL };
+        per = wro_plan_items(st, &p, &bi, &bo);
+        need = wro_plan_scratch(st, &p, &bi, &bo);
+        if (cols > WRO_ROW_LANE) need += WRO_SCRATCH_SIZE(per * row_lanes(cols) * es);
+        if ((rc = wro_scratch_open(st, &s, need, err)) != WR_SUCCESS) return rc;
+        if (cols > WRO_ROW_LANE) a.part = wro_scratch_take(&s, per * row_lanes(cols) * es);
+        rc = wro_each_chunk(st, &s, &p, &bi, &bo, rows_chunk, &a, err);
     }
     wro_scratch_close(&s);
     return rc;
@@ -383,67 +373,35 @@ static wr_status segs_core(struct wro_state *st, int par, struct wro_scratch *s,
     return WR_SUCCESS;
 }
 
-/* Staged segments: runs of whole segments through the staging buffer; a
- * segment longer than the buffer in pieces of whole team chunks. */
-static wr_status segs_staged(struct wro_state *st, const struct wro_red *k, const struct wro_buf *bi,
-                             const struct wro_buf *bo, const size_t *off, size_t nseg, char *err)
-{
-    const size_t es = k->size, cap = st->staging / es, segcap = st->staging / 64;
-    struct wro_scratch s;
-    size_t s0 = 0, *rel;
-    wr_status rc;
-    char *stage, *ostage, *stk;
-    size_t *drel, *meta;
+struct segs_arg {
+    struct wro_state *st;
+    const struct wro_red *k;
+};
 
-    rel = malloc((segcap + 1) * sizeof *rel);
-    if (rel == NULL) {
-        snprintf(err, WR_ERRLEN, "out of host memory");
-        return WR_ERR_NO_MEMORY;
+/* a staged run of whole segments */
+static wr_status segs_run(void *va, struct wro_scratch *work, const char *x, const size_t *rel, size_t nseg,
+                          size_t n, char *out, char *err)
+{
+    const struct segs_arg *a = va;
+    return segs_core(a->st, wro_par(a->st, n + nseg), work, a->k, x, rel, nseg, out, err);
+}
+
+/* a piece of whole team chunks of a segment longer than the staging
+ * buffer: the team fold goes on from the stack kept in keep */
+static wr_status segs_piece(void *va, struct wro_scratch *work, void *keep, const char *x, size_t m, int first,
+                            int last, char *res, char *err)
+{
+    const struct segs_arg *a = va;
+    char *stk = keep;
+    size_t *meta = (size_t *)(void *)(stk + WRO_SCRATCH_SIZE(64 * a->k->size));
+    (void)work;
+    if (first) {
+        const size_t zero[2] = { 0, 0 };
+        wr_status rc = wro_copy(a->st, meta, 1, zero, 0, sizeof zero, err);
+        if (rc != WR_SUCCESS) return rc;
     }
-    rc = wro_scratch_open(st, &s, WRO_SCRATCH_SIZE(st->staging) + WRO_SCRATCH_SIZE(segcap * es) +
-                                      WRO_SCRATCH_SIZE((segcap + 1) * sizeof(size_t)) + WRO_SCRATCH_SIZE(64 * es) +
-                                      WRO_SCRATCH_SIZE(2 * sizeof(size_t)) + segs_core_scratch(segcap), err);
-    if (rc != WR_SUCCESS) { free(rel); return rc; }
-    stage = wro_scratch_take(&s, st->staging);
-    ostage = wro_scratch_take(&s, segcap * es);
-    drel = wro_scratch_take(&s, (segcap + 1) * sizeof(size_t));
-    stk = wro_scratch_take(&s, 64 * es);
-    meta = wro_scratch_take(&s, 2 * sizeof(size_t));
-    while (s0 < nseg && rc == WR_SUCCESS) {
-        size_t s1 = s0 + 1, i;
-        if (off[s0 + 1] - off[s0] > cap) {
-            /* one segment longer than the buffer: pieces of whole chunks */
-            const size_t a = off[s0], len = off[s0 + 1] - a, piece = cap / WRO_CH * WRO_CH;
-            const size_t zero[2] = { 0, 0 };
-            size_t c0;
-            char *res = bo->direct ? bo->p + s0 * es : ostage;
-            rc = wro_copy(st, meta, 1, zero, 0, sizeof zero, err);
-            for (c0 = 0; c0 < len && rc == WR_SUCCESS; c0 += piece) {
-                const size_t m = len - c0 < piece ? len - c0 : piece;
-                rc = wro_copy(st, stage, 1, bi->p + (a + c0) * es, bi->on_dev, m * es, err);
-                if (rc == WR_SUCCESS)
-                    k->spiece(st->dev, wro_par(st, m), stage, m, stk, meta, c0 + m == len ? res : NULL);
-            }
-            if (rc == WR_SUCCESS && !bo->direct) rc = wro_copy(st, bo->p + s0 * es, 0, ostage, 1, es, err);
-            s0++;
-            continue;
-        }
-        while (s1 < nseg && s1 - s0 < segcap && off[s1 + 1] - off[s0] <= cap) s1++;
-        for (i = s0; i <= s1; i++) rel[i - s0] = off[i] - off[s0];
-        rc = wro_copy(st, drel, 1, rel, 0, (s1 - s0 + 1) * sizeof(size_t), err);
-        if (rc == WR_SUCCESS)
-            rc = wro_copy(st, stage, 1, bi->p + off[s0] * es, bi->on_dev, (off[s1] - off[s0]) * es, err);
-        if (rc == WR_SUCCESS) {
-            struct wro_scratch one = s;           /* the core's scratch, afresh per run */
-            rc = segs_core(st, wro_par(st, off[s1] - off[s0] + (s1 - s0)), &one, k, stage, drel, s1 - s0,
-                           bo->direct ? bo->p + s0 * es : ostage, err);
-        }
-        if (rc == WR_SUCCESS && !bo->direct) rc = wro_copy(st, bo->p + s0 * es, 0, ostage, 1, (s1 - s0) * es, err);
-        s0 = s1;
-    }
-    wro_scratch_close(&s);
-    free(rel);
-    return rc;
+    a->k->spiece(a->st->dev, wro_par(a->st, m), x, m, stk, meta, last ? res : NULL);
+    return WR_SUCCESS;
 }
 
 wr_status wro_reduce_segments(struct wro_state *st, const struct wr_call *call, const void *in, void *out,
@@ -466,7 +424,7 @@ wr_status wro_reduce_segments(struct wro_state *st, const struct wr_call *call, 
     if (in == NULL) {                          /* every segment is empty */
         unsigned char id[8];
         wr_identity(type, op, id);
-        return fill(st, &bo, nsegments, es, id, err);
+        return wro_fill(st, &bo, nsegments, es, id, err);
     }
 
     if (bi.direct && bo.direct && bf.direct) {
@@ -477,19 +435,19 @@ wr_status wro_reduce_segments(struct wro_state *st, const struct wr_call *call, 
         wro_scratch_close(&s);
         return rc;
     }
-    if (bf.on_dev && !(st->host)) {
-        /* staged, with offsets in device memory: bring them to the host */
-        size_t *h = malloc((nsegments + 1) * sizeof *h);
-        if (h == NULL) {
-            snprintf(err, WR_ERRLEN, "out of host memory for %zu offsets", nsegments + 1);
-            return WR_ERR_NO_MEMORY;
-        }
-        rc = wro_copy(st, h, 0, bf.p, 1, (nsegments + 1) * sizeof *h, err);
-        if (rc == WR_SUCCESS) rc = segs_staged(st, k, &bi, &bo, h, nsegments, err);
+    {
+        /* runs of whole segments through the staging buffer; a segment
+         * longer than it in pieces of whole team chunks */
+        const struct wro_segwalk w = { es, WRO_CH, segs_core_scratch(wro_segrun_cap(st)),
+                                       WRO_SCRATCH_SIZE(64 * es) + WRO_SCRATCH_SIZE(2 * sizeof(size_t)), segs_run,
+                                       segs_piece };
+        struct segs_arg a = { st, k };
+        size_t *h;
+        if ((rc = wro_host_offsets(st, &bf, nsegments, &h, err)) != WR_SUCCESS) return rc;
+        rc = wro_each_segrun(st, &w, &a, &bi, &bo, h ? h : offsets, nsegments, err);
         free(h);
         return rc;
     }
-    return segs_staged(st, k, &bi, &bo, offsets, nsegments, err);
 }
 
 /* ---- offsets --------------------------------------------------------------------- */

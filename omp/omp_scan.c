@@ -229,47 +229,50 @@ wr_status wro_scan_dev(struct wro_state *st, struct wro_scratch *s, const void *
     return WR_SUCCESS;
 }
 
+struct scan_arg {
+    struct wro_state *st;
+    const struct wro_scan_k *k;
+    struct wro_sbuf b;
+    int exclusive;
+};
+
+/* whole groups, carried on from the chunk before */
+static wr_status scan_chunk_fn(void *va, const struct wro_chunk *c, char *err)
+{
+    const struct scan_arg *a = va;
+    (void)err;
+    scan_chunk(a->st->dev, wro_par(a->st, c->len), a->k, &a->b, c->in, c->out, c->len, a->exclusive, c->off == 0);
+    return WR_SUCCESS;
+}
+
 wr_status wro_scan(struct wro_state *st, const struct wr_call *call, const void *in, void *out, size_t count,
                    wr_type type, wr_op op, int exclusive, char *err)
 {
     const struct wro_scan_k *k = &wro_scan_tab[type][op];
     const size_t es = k->size;
+    /* whole groups through one staging buffer (in place there) */
+    const struct wro_plan p = { count, es, es, WRO_GROUP, 1 };
+    struct scan_arg a;
     struct wro_buf bi, bo;
     struct wro_scratch s;
-    struct wro_sbuf b;
     wr_status rc;
-    size_t chunk, c0;
-    char *stage = NULL;
+    size_t chunk;
 
     if ((rc = wro_resolve(st, in, count * es, call->kin, "in", &bi, err)) != WR_SUCCESS) return rc;
     if ((rc = wro_resolve(st, out, count * es, call->kout, "out", &bo, err)) != WR_SUCCESS) return rc;
-    if (bi.direct && bo.direct) {
-        if ((rc = wro_scratch_open(st, &s, sbuf_bytes(count, k->wsize), err)) != WR_SUCCESS) return rc;
-        rc = wro_scan_dev(st, &s, bi.p, bo.p, count, type, op, exclusive, err);
-        wro_scratch_close(&s);
-        return rc;
-    }
-    /* whole groups through one staging buffer (in place there) */
-    chunk = st->staging / es / WRO_GROUP * WRO_GROUP;
-    if (chunk > count) chunk = count;
-    if ((rc = wro_scratch_open(st, &s, WRO_SCRATCH_SIZE(chunk * es) + sbuf_bytes(chunk, k->wsize), err))
+    chunk = wro_plan_items(st, &p, &bi, &bo);
+    if ((rc = wro_scratch_open(st, &s, wro_plan_scratch(st, &p, &bi, &bo) + sbuf_bytes(chunk, k->wsize), err))
         != WR_SUCCESS)
         return rc;
-    stage = wro_scratch_take(&s, chunk * es);
-    if (stage == NULL || sbuf_take(&s, chunk, k->wsize, &b) != 0) {
+    a.st = st;
+    a.k = k;
+    a.exclusive = exclusive;
+    if (sbuf_take(&s, chunk, k->wsize, &a.b) != 0) {
         wro_scratch_close(&s);
         snprintf(err, WR_ERRLEN, "internal error: scratch too small");
         return WR_ERR_NO_MEMORY;
     }
-    for (c0 = 0; c0 < count && rc == WR_SUCCESS; c0 += chunk) {
-        const size_t m = count - c0 < chunk ? count - c0 : chunk;
-        const char *x = bi.direct ? bi.p + c0 * es : stage;
-        char *y = bo.direct ? bo.p + c0 * es : stage;
-        if (!bi.direct && (rc = wro_copy(st, stage, 1, bi.p + c0 * es, bi.on_dev, m * es, err)) != WR_SUCCESS)
-            break;
-        scan_chunk(st->dev, wro_par(st, m), k, &b, x, y, m, exclusive, c0 == 0);
-        if (!bo.direct) rc = wro_copy(st, bo.p + c0 * es, 0, stage, 1, m * es, err);
-    }
+    rc = wro_each_chunk(st, &s, &p, &bi, &bo, scan_chunk_fn, &a, err);
     wro_scratch_close(&s);
     return rc;
 }

@@ -1,0 +1,181 @@
+/*
+ * omp_stage.c -- the chunk planner of the omptarget backend: how an
+ * operation walks its buffers when some of them are host memory the device
+ * cannot reach (staged through the call's scratch), written once for every
+ * operation.
+ *
+ * wro_each_chunk: items in order (elements, or rows), in chunks of whole
+ * multiples of the operation's unit (a pass-1 tile, a scan group), so that
+ * a staged call cuts its work where a device-resident call does and gives
+ * its bits.  When nothing is staged there is one chunk, the whole array.
+ *
+ * wro_each_segrun: the segments of a reduction over host-readable offsets,
+ * in runs of whole segments that fit the staging buffer; a segment longer
+ * than the buffer goes through it in pieces.
+ */
+#include <config.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include "omp_internal.h"
+
+/* 1 when the side is there and staged. */
+static int staged(const struct wro_buf *b, size_t item_bytes)
+{
+    return b != NULL && item_bytes != 0 && !b->direct;
+}
+
+size_t wro_plan_items(const struct wro_state *st, const struct wro_plan *p, const struct wro_buf *in,
+                      const struct wro_buf *out)
+{
+    size_t per = p->count;
+    if (staged(in, p->in_bytes) && per > st->staging / p->in_bytes) per = st->staging / p->in_bytes;
+    if (staged(out, p->out_bytes) && per > st->staging / p->out_bytes) per = st->staging / p->out_bytes;
+    if (per < p->count) per = per / p->unit * p->unit;
+    return per;
+}
+
+size_t wro_plan_scratch(const struct wro_state *st, const struct wro_plan *p, const struct wro_buf *in,
+                        const struct wro_buf *out)
+{
+    const size_t per = wro_plan_items(st, p, in, out);
+    const int si = staged(in, p->in_bytes), so = staged(out, p->out_bytes);
+    if (p->inplace && (si || so)) return WRO_SCRATCH_SIZE(per * p->in_bytes);
+    return (si ? WRO_SCRATCH_SIZE(per * p->in_bytes) : 0) + (so ? WRO_SCRATCH_SIZE(per * p->out_bytes) : 0);
+}
+
+wr_status wro_each_chunk(struct wro_state *st, struct wro_scratch *s, const struct wro_plan *p,
+                         const struct wro_buf *in, const struct wro_buf *out, wro_chunk_fn fn, void *arg, char *err)
+{
+    const size_t per = wro_plan_items(st, p, in, out);
+    const int si = staged(in, p->in_bytes), so = staged(out, p->out_bytes);
+    char *istage = NULL, *ostage = NULL;
+    size_t off;
+    wr_status rc = WR_SUCCESS;
+
+    if (p->count == 0) return WR_SUCCESS;
+    if (per == 0) {
+        snprintf(err, WR_ERRLEN, "internal error: a chunk holds no item");
+        return WR_ERR_NO_MEMORY;
+    }
+    if (p->inplace && (si || so)) {
+        istage = ostage = wro_scratch_take(s, per * p->in_bytes);
+        if (istage == NULL) goto small;
+    } else {
+        if (si && (istage = wro_scratch_take(s, per * p->in_bytes)) == NULL) goto small;
+        if (so && (ostage = wro_scratch_take(s, per * p->out_bytes)) == NULL) goto small;
+    }
+    for (off = 0; off < p->count && rc == WR_SUCCESS; off += per) {
+        struct wro_chunk c;
+        c.off = off;
+        c.len = p->count - off < per ? p->count - off : per;
+        c.in = in == NULL || p->in_bytes == 0 ? NULL : si ? istage : in->p + off * p->in_bytes;
+        c.out = out == NULL || p->out_bytes == 0 ? NULL : so ? ostage : out->p + off * p->out_bytes;
+        if (si && (rc = wro_copy(st, istage, 1, in->p + off * p->in_bytes, in->on_dev, c.len * p->in_bytes, err))
+            != WR_SUCCESS)
+            break;
+        if ((rc = fn(arg, &c, err)) != WR_SUCCESS) break;
+        if (so) rc = wro_copy(st, out->p + off * p->out_bytes, 0, ostage, 1, c.len * p->out_bytes, err);
+    }
+    return rc;
+small:
+    snprintf(err, WR_ERRLEN, "internal error: scratch too small");
+    return WR_ERR_NO_MEMORY;
+}
+
+/* ---- runs of whole segments --------------------------------------------------- */
+
+/* Segments a run holds at most (their offsets and results live in the
+ * call's scratch). */
+static size_t segcap(const struct wro_state *st)
+{
+    return st->staging / 64;
+}
+
+static size_t segrun_scratch(const struct wro_state *st, const struct wro_segwalk *w)
+{
+    const size_t sc = segcap(st);
+    return WRO_SCRATCH_SIZE(st->staging) + WRO_SCRATCH_SIZE(sc * w->es) + WRO_SCRATCH_SIZE((sc + 1) * sizeof(size_t)) +
+           WRO_SCRATCH_SIZE(w->keep) + w->work;
+}
+
+size_t wro_segrun_cap(const struct wro_state *st)
+{
+    return segcap(st);
+}
+
+wr_status wro_each_segrun(struct wro_state *st, const struct wro_segwalk *w, void *arg, const struct wro_buf *bi,
+                          const struct wro_buf *bo, const size_t *off, size_t nseg, char *err)
+{
+    const size_t es = w->es, cap = st->staging / es, sc = segcap(st);
+    struct wro_scratch s;
+    size_t s0 = 0, *rel;
+    wr_status rc;
+    char *stage, *ostage, *keep;
+    size_t *drel;
+
+    rel = malloc((sc + 1) * sizeof *rel);
+    if (rel == NULL) {
+        snprintf(err, WR_ERRLEN, "out of host memory");
+        return WR_ERR_NO_MEMORY;
+    }
+    rc = wro_scratch_open(st, &s, segrun_scratch(st, w), err);
+    if (rc != WR_SUCCESS) {
+        free(rel);
+        return rc;
+    }
+    stage = wro_scratch_take(&s, st->staging);
+    ostage = wro_scratch_take(&s, sc * es);
+    drel = wro_scratch_take(&s, (sc + 1) * sizeof(size_t));
+    keep = w->keep ? wro_scratch_take(&s, w->keep) : NULL;
+    while (s0 < nseg && rc == WR_SUCCESS) {
+        size_t s1 = s0 + 1, i;
+        struct wro_scratch one = s;              /* the work area, afresh for every call */
+        if (off[s0 + 1] - off[s0] > cap) {
+            /* one segment longer than the buffer: pieces of whole units */
+            const size_t a = off[s0], len = off[s0 + 1] - a, piece = cap / w->piece_unit * w->piece_unit;
+            size_t c0;
+            char *res = bo->direct ? bo->p + s0 * es : ostage;
+            for (c0 = 0; c0 < len && rc == WR_SUCCESS; c0 += piece) {
+                const size_t m = len - c0 < piece ? len - c0 : piece;
+                one = s;
+                rc = wro_copy(st, stage, 1, bi->p + (a + c0) * es, bi->on_dev, m * es, err);
+                if (rc == WR_SUCCESS) rc = w->piece(arg, &one, keep, stage, m, c0 == 0, c0 + m == len, res, err);
+            }
+            if (rc == WR_SUCCESS && !bo->direct) rc = wro_copy(st, bo->p + s0 * es, 0, ostage, 1, es, err);
+            s0++;
+            continue;
+        }
+        while (s1 < nseg && s1 - s0 < sc && off[s1 + 1] - off[s0] <= cap) s1++;
+        for (i = s0; i <= s1; i++) rel[i - s0] = off[i] - off[s0];
+        rc = wro_copy(st, drel, 1, rel, 0, (s1 - s0 + 1) * sizeof(size_t), err);
+        if (rc == WR_SUCCESS)
+            rc = wro_copy(st, stage, 1, bi->p + off[s0] * es, bi->on_dev, (off[s1] - off[s0]) * es, err);
+        if (rc == WR_SUCCESS)
+            rc = w->run(arg, &one, stage, drel, s1 - s0, off[s1] - off[s0], bo->direct ? bo->p + s0 * es : ostage, err);
+        if (rc == WR_SUCCESS && !bo->direct) rc = wro_copy(st, bo->p + s0 * es, 0, ostage, 1, (s1 - s0) * es, err);
+        s0 = s1;
+    }
+    wro_scratch_close(&s);
+    free(rel);
+    return rc;
+}
+
+wr_status wro_host_offsets(struct wro_state *st, const struct wro_buf *bf, size_t nseg, size_t **hoff, char *err)
+{
+    size_t *h;
+    wr_status rc;
+    *hoff = NULL;
+    if (!(bf->on_dev && !st->host)) return WR_SUCCESS;     /* the host reads them where they are */
+    h = malloc((nseg + 1) * sizeof *h);
+    if (h == NULL) {
+        snprintf(err, WR_ERRLEN, "out of host memory for %zu offsets", nseg + 1);
+        return WR_ERR_NO_MEMORY;
+    }
+    rc = wro_copy(st, h, 0, bf->p, 1, (nseg + 1) * sizeof *h, err);
+    if (rc != WR_SUCCESS) {
+        free(h);
+        return rc;
+    }
+    *hoff = h;
+    return WR_SUCCESS;
+}

@@ -161,7 +161,8 @@ static void wro_caps(void *state, struct wr_caps *c)
     c->device = 1;
 }
 
-/* ---- the operations: omp_reduce.c, omp_scan.c, omp_arg.c, omp_exact.c ---- */
+/* ---- the operations: omp_reduce.c, omp_scan.c, omp_segscan.c, omp_arg.c,
+ * omp_exact.c ------------------------------------------------------------- */
 
 static wr_status op_reduce(void *s, const struct wr_call *c, char *err)
 {
@@ -208,6 +209,11 @@ static wr_status op_xsum(void *s, const struct wr_call *c, char *err)
     return wro_reduce_exact(s, c, c->in, c->count, c->type, c->acc, err);
 }
 
+static wr_status op_segscan(void *s, const struct wr_call *c, char *err)
+{
+    return wro_scan_segments(s, c, err);
+}
+
 __attribute__((visibility("default"))) const struct wr_backend_ops warpred_backend_ops = {
     .abi = WR_BACKEND_ABI,
     .name = "omptarget",
@@ -225,6 +231,7 @@ __attribute__((visibility("default"))) const struct wr_backend_ops warpred_backe
         [WR_OPID_SCAN] = op_scan,
         [WR_OPID_ROWS] = op_rows,
         [WR_OPID_SEGMENTS] = op_segments,
+        [WR_OPID_SEGSCAN] = op_segscan,
         [WR_OPID_ARGEXT] = op_argext,
         [WR_OPID_XREDUCE] = op_xreduce,
         [WR_OPID_XROWS] = op_xrows,

@@ -309,6 +309,28 @@ struct wro_segwalk {
 size_t wro_segrun_cap(const struct wro_state *st);
 wr_status wro_each_segrun(struct wro_state *st, const struct wro_segwalk *w, void *arg, const struct wro_buf *bi,
                           const struct wro_buf *bo, const size_t *off, size_t nseg, char *err);
+/* The segment starts of a scan's chunks as bits: bit i of hb (device
+ * memory, (n + 63) / 64 words) is set when some offset equals lo + i (i <
+ * n); every offset below the end of the segments starts a non-empty
+ * segment.  Start with cursor 0 and host NULL; wro_heads_done frees. */
+struct wro_heads {
+    const size_t *off;           /* the nseg + 1 offsets: a device address when dev_off, else host */
+    size_t nseg;
+    int dev_off;                 /* 1: the kernels read the offsets (they are direct) */
+    size_t cursor;               /* host offsets: the first one not below the chunks so far */
+    uint64_t *host;              /* host offsets: the bits built on the host */
+    size_t host_words;
+};
+wr_status wro_heads_bits(struct wro_state *st, struct wro_heads *h, size_t lo, size_t n, uint64_t *hb, char *err);
+void wro_heads_done(struct wro_heads *h);
+/* 1 when element i of a chunk starts a segment (hb NULL: none does). */
+#pragma omp declare target
+static inline int wro_head(const uint64_t *hb, size_t i)
+{
+    return hb != NULL && ((hb[i / 64] >> (i % 64)) & 1);
+}
+#pragma omp end declare target
+
 /* Offsets the host can read: *hoff = NULL when they are (host memory, or
  * the host fallback), else a malloc()ed copy of the device ones. */
 wr_status wro_host_offsets(struct wro_state *st, const struct wro_buf *bf, size_t nseg, size_t **hoff, char *err);
@@ -349,5 +371,9 @@ wr_status wro_scan_dev(struct wro_state *st, struct wro_scratch *s, const void *
                        wr_type type, wr_op op, int exclusive, char *err);
 /* Scratch bytes wro_scan_dev needs for count elements of type. */
 size_t wro_scan_scratch(size_t count, wr_type type);
+
+/* ---- scans inside segments (omp_segscan.c) ------------------------------------ */
+/* WR_OPID_SEGSCAN: every (type, op), inclusive or exclusive. */
+wr_status wro_scan_segments(struct wro_state *st, const struct wr_call *call, char *err);
 
 #endif /* WRO_INTERNAL_H */

@@ -179,3 +179,68 @@ wr_status wro_host_offsets(struct wro_state *st, const struct wro_buf *bf, size_
     *hoff = h;
     return WR_SUCCESS;
 }
+
+/* ---- segment starts as bits ----------------------------------------------------- */
+
+#pragma omp declare target
+/* The least k <= n with a[k] >= v (a: n + 1 non-decreasing values). */
+static inline size_t wro_lower(const size_t *a, size_t n, size_t v)
+{
+    size_t lo = 0, hi = n + 1;
+    while (lo < hi) {
+        const size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo;
+}
+#pragma omp end declare target
+
+wr_status wro_heads_bits(struct wro_state *st, struct wro_heads *h, size_t lo, size_t n, uint64_t *hb, char *err)
+{
+    const size_t nw = (n + 63) / 64, nseg = h->nseg;
+    if (n == 0) return WR_SUCCESS;
+    if (h->dev_off) {
+        /* a lane a word: the offsets in its 64 elements, by binary search
+         * (a run of empty segments is one value: skipped in one search) */
+        const size_t *off = h->off;
+        const int par = wro_par(st, n);
+#pragma omp target teams distribute parallel for simd if(parallel: par) device(st->dev) is_device_ptr(off, hb)
+        for (size_t w = 0; w < nw; w++) {
+            const size_t a = lo + 64 * w, e = 64 * (w + 1) < n ? a + 64 : lo + n;
+            size_t k = wro_lower(off, nseg, a);
+            uint64_t word = 0;
+            while (k <= nseg && off[k] < e) {
+                word |= (uint64_t)1 << (off[k] - a);
+                k = wro_lower(off, nseg, off[k] + 1);
+            }
+            hb[w] = word;
+        }
+        return WR_SUCCESS;
+    }
+    /* host offsets: walked once over all the chunks (they come in order) */
+    if (h->host == NULL || h->host_words < nw) {
+        free(h->host);
+        h->host = malloc(nw * sizeof *h->host);
+        h->host_words = h->host ? nw : 0;
+        if (h->host == NULL) {
+            snprintf(err, WR_ERRLEN, "out of host memory for %zu segment starts", n);
+            return WR_ERR_NO_MEMORY;
+        }
+    }
+    memset(h->host, 0, nw * sizeof *h->host);
+    while (h->cursor <= nseg && h->off[h->cursor] < lo) h->cursor++;
+    while (h->cursor <= nseg && h->off[h->cursor] < lo + n) {
+        const size_t i = h->off[h->cursor] - lo;
+        h->host[i / 64] |= (uint64_t)1 << (i % 64);
+        h->cursor++;
+    }
+    return wro_copy(st, hb, 1, h->host, 0, nw * sizeof *hb, err);
+}
+
+void wro_heads_done(struct wro_heads *h)
+{
+    free(h->host);
+    h->host = NULL;
+    h->host_words = 0;
+}

@@ -162,7 +162,7 @@ static void wro_caps(void *state, struct wr_caps *c)
 }
 
 /* ---- the operations: omp_reduce.c, omp_scan.c, omp_segscan.c, omp_arg.c,
- * omp_exact.c ------------------------------------------------------------- */
+ * omp_exact.c, omp_xscan.c ------------------------------------------------ */
 
 static wr_status op_reduce(void *s, const struct wr_call *c, char *err)
 {
@@ -214,6 +214,16 @@ static wr_status op_segscan(void *s, const struct wr_call *c, char *err)
     return wro_scan_segments(s, c, err);
 }
 
+static wr_status op_xscan(void *s, const struct wr_call *c, char *err)
+{
+    return wro_exact_scan(s, c, err);
+}
+
+static wr_status op_xsegscan(void *s, const struct wr_call *c, char *err)
+{
+    return wro_exact_scan_segments(s, c, err);
+}
+
 __attribute__((visibility("default"))) const struct wr_backend_ops warpred_backend_ops = {
     .abi = WR_BACKEND_ABI,
     .name = "omptarget",
@@ -234,8 +244,10 @@ __attribute__((visibility("default"))) const struct wr_backend_ops warpred_backe
         [WR_OPID_SEGSCAN] = op_segscan,
         [WR_OPID_ARGEXT] = op_argext,
         [WR_OPID_XREDUCE] = op_xreduce,
+        [WR_OPID_XSCAN] = op_xscan,
         [WR_OPID_XROWS] = op_xrows,
         [WR_OPID_XSEGMENTS] = op_xsegments,
+        [WR_OPID_XSEGSCAN] = op_xsegscan,
         [WR_OPID_XSUM] = op_xsum,
     },
 };

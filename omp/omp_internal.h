@@ -376,4 +376,10 @@ size_t wro_scan_scratch(size_t count, wr_type type);
 /* WR_OPID_SEGSCAN: every (type, op), inclusive or exclusive. */
 wr_status wro_scan_segments(struct wro_state *st, const struct wr_call *call, char *err);
 
+/* ---- reproducible float/double SUM scans (omp_xscan.c) ----------------------- */
+/* WR_OPID_XSCAN: from call->carry (NULL: nothing before). */
+wr_status wro_exact_scan(struct wro_state *st, const struct wr_call *call, char *err);
+/* WR_OPID_XSEGSCAN. */
+wr_status wro_exact_scan_segments(struct wro_state *st, const struct wr_call *call, char *err);
+
 #endif /* WRO_INTERNAL_H */

@@ -24,12 +24,20 @@
  *    (staging is cut on the kernels' own boundaries: a staged call is the
  *    device-resident call), NaNs included;
  *  - the run's own bits again on a second call (determinism).
+ * Scans inside segments (wr_scan_segments, wr_exscan_segments) for every
+ * type x op and segment shape (all empty, tiny, short, one long among
+ * short, one longer than the staging buffer, offsets[0] > 0): the cpu's
+ * bits on exact data, within the bounds of a long-double reference per
+ * segment on rounded data, the same bits on every kind of buffer, in place
+ * and again; nothing outside [offsets[0], offsets[nsegments]) written.
  * In reproducible mode (WR_FLOAT_REPRODUCIBLE), float and double SUM
- * reductions, rows, segments and wr_reduce_exact must give the cpu
- * backend's bits exactly (both round the exact sum once), on random data,
- * on data spread over every binade that cancels, with NaNs and with -0s;
- * and wr_reduce_exact's sum is the cpu's exactly (merged with the cpu's
- * exact sum of the negated data it rounds to zero).
+ * reductions, rows, segments, scans (wr_scan, wr_exscan, wr_scan_exact and
+ * wr_exscan_exact from a base carried in), segmented scans and
+ * wr_reduce_exact must give the cpu backend's bits exactly (both round the
+ * exact sum once), on random data, on data spread over every binade that
+ * cancels, with NaNs and with -0s; and wr_reduce_exact's sum is the cpu's
+ * exactly (merged with the cpu's exact sum of the negated data it rounds
+ * to zero).
  * Then a 2^26-element float scan within 1e-4 relative, the context's
  * description, streams, and refusals (bad environment, partly mapped
  * buffers, decreasing offsets in device memory).
@@ -45,9 +53,10 @@
 
 enum res { R_HOST, R_STAGED, R_MAPPED, R_DEVICE, R_COUNT };
 static const char *const res_name[R_COUNT] = { "host", "staged", "mapped", "device" };
-enum fn { F_REDUCE, F_SCAN, F_EXSCAN, F_ROWS, F_SEGS, F_ARGMIN, F_ARGMAX, F_COUNT };
+enum fn { F_REDUCE, F_SCAN, F_EXSCAN, F_ROWS, F_SEGS, F_SEGSCAN, F_SEGEXSCAN, F_ARGMIN, F_ARGMAX, F_COUNT };
 static const char *const fn_name[F_COUNT] = { "wr_reduce", "wr_scan", "wr_exscan", "wr_reduce_rows",
-                                              "wr_reduce_segments", "wr_argmin", "wr_argmax" };
+                                              "wr_reduce_segments", "wr_scan_segments", "wr_exscan_segments",
+                                              "wr_argmin", "wr_argmax" };
 enum pat { P_EXACT, P_ROUNDED, P_NAN, P_NEGZERO, P_TIES, P_SPREAD };
 
 static wr_context *cpu, *omp, *omp_st;
@@ -365,6 +374,90 @@ static void case_segments(wr_type t, wr_op op, enum pat p, size_t nseg, const ch
     judge(tl, what, p, nseg, t, good, bound_segs);
 }
 
+/* Segmented scans: bytes of out outside [first, last) of total elements
+ * still hold the poison. */
+static int untouched(const void *got, size_t es, size_t first, size_t last, size_t total)
+{
+    const unsigned char *g = got;
+    size_t i;
+    for (i = 0; i < first * es; i++)
+        if (g[i] != 0x5a) return 0;
+    for (i = last * es; i < total * es; i++)
+        if (g[i] != 0x5a) return 0;
+    return 1;
+}
+
+static const size_t *b_off;
+static int bound_segscan(const void *got, char *why, size_t len)
+{
+    size_t s;
+    for (s = 0; s < b_nseg; s++) {
+        const size_t a = b_off[s], n = b_off[s + 1] - a;
+        char w[400];
+        if (n && !tu_check_scan(AT(b_in, b_t, a), AT(got, b_t, a), n, b_t, b_op, b_ex, 1, w, sizeof w)) {
+            snprintf(why, len, "segment %zu [%zu, %zu): %s", s, a, a + n, w);
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* wr_scan_segments and wr_exscan_segments over hoff[0..nseg]: out of place
+ * (every kind of buffer; nothing outside the segments written; the same
+ * bits again), then in place. */
+static void case_segscan(wr_type t, wr_op op, enum pat p, size_t nseg, const char *shape)
+{
+    const size_t es = ES(t), first = hoff[0], last = hoff[nseg], total = last + 8;
+    char what[240];
+    int good[R_COUNT], r, ex;
+    size_t longest = 1, i;
+
+    for (i = 0; i < nseg; i++)
+        if (hoff[i + 1] - hoff[i] > longest) longest = hoff[i + 1] - hoff[i];
+    gen(hin, total, t, op, p, longest);      /* products of the longest stay in range */
+    b_in = hin; b_nseg = nseg; b_off = hoff; b_t = t; b_op = op;
+    for (ex = 0; ex < 2; ex++) {
+        const enum fn f = ex ? F_SEGEXSCAN : F_SEGSCAN;
+        wr_status (*scan)(wr_context *, const void *, void *, size_t, const size_t *, wr_type, wr_op) =
+            ex ? wr_exscan_segments : wr_scan_segments;
+        tu_tally *tl = &tal[f][t][op];
+        ran[f][t][op] = 1;
+        b_ex = ex;
+        snprintf(what, sizeof what, "%s %s %s %s (%zu segments, %zu elements, from %zu) pattern %d", fn_name[f],
+                 tu_type_name(t), tu_op_name(op), shape, nseg, last - first, first, (int)p);
+        memset(hcpu, 0x5a, total * es);
+        if (!tu_expect(tl, scan(cpu, hin, hcpu, nseg, hoff, t, op) == WR_SUCCESS, "cpu %s", what)) continue;
+        for (r = 0; r < R_COUNT; r++) {
+            wr_context *c = rctx((enum res)r);
+            res_put((enum res)r, rin[r], hin, total * es);
+            res_put((enum res)r, roff[r], hoff, (nseg + 1) * sizeof(size_t));
+            res_poison((enum res)r, rout[r], total * es);
+            good[r] = call_ok(tl, c, scan(c, rin[r], rout[r], nseg, roff[r], t, op), what);
+            res_get((enum res)r, hgot[r], rout[r], total * es);
+            if (!good[r]) continue;
+            tu_expect(tl, untouched(hgot[r], es, first, last, total), "%s on %s buffers: wrote outside the segments",
+                      what, res_name[r]);
+            if (r == R_HOST && tu_expect(tl, scan(c, rin[r], rout[r], nseg, roff[r], t, op) == WR_SUCCESS,
+                                         "%s again: %s", what, wr_context_error(c))) {
+                res_get((enum res)r, hcopy, rout[r], total * es);
+                tu_expect(tl, same_bits(hcopy, hgot[r], total, t), "%s: a second call gave other bits", what);
+            }
+        }
+        judge(tl, what, p, total, t, good, bound_segscan);
+        for (r = 0; r < R_COUNT; r++) {
+            wr_context *c = rctx((enum res)r);
+            if (!good[r]) continue;
+            res_put((enum res)r, rout[r], hin, total * es);
+            if (!call_ok(tl, c, scan(c, rout[r], rout[r], nseg, roff[r], t, op), what)) continue;
+            res_get((enum res)r, hcopy, rout[r], total * es);
+            tu_expect(tl, same_bits(AT(hcopy, t, first), AT(hgot[r], t, first), last - first, t) &&
+                              same_bits(hcopy, hin, first, t) && same_bits(AT(hcopy, t, last), AT(hin, t, last), 8, t),
+                      "%s in place on %s buffers: other bits than out of place, or written outside", what,
+                      res_name[r]);
+        }
+    }
+}
+
 static void case_argext(wr_type t, enum pat p, size_t n)
 {
     const size_t es = ES(t);
@@ -413,8 +506,9 @@ static void case_argext(wr_type t, enum pat p, size_t n)
 
 /* ---- reproducible float sums ---------------------------------------------------------- */
 
-static tu_tally rtal[3][2];              /* reduce (and reduce_exact), rows, segments x float, double */
-static int rran[3][2];
+/* reduce (and reduce_exact), rows, segments, scans, segmented scans x float, double */
+static tu_tally rtal[5][2];
+static int rran[5][2];
 
 static void set_mode(wr_float_mode m)
 {
@@ -530,6 +624,89 @@ static void case_repro(wr_type t, enum pat p, size_t n)
                           "reproducible wr_reduce_segments %s, %zu segments, on %s buffers: other bits", what, nseg,
                           res_name[r]);
             }
+        /* the same segments scanned: every output the exact prefix inside its
+         * segment rounded once, the cpu's bits; nothing outside written */
+        if (nseg > 0) {
+            const size_t first = hoff[0], last = hoff[nseg], total = last < n ? last + 1 : last;
+            int ex;
+            tl = &rtal[4][ti];
+            rran[4][ti] = 1;
+            for (ex = 0; ex < 2; ex++) {
+                wr_status (*scan)(wr_context *, const void *, void *, size_t, const size_t *, wr_type, wr_op) =
+                    ex ? wr_exscan_segments : wr_scan_segments;
+                memset(hcpu, 0x5a, total * es);
+                if (!tu_expect(tl, scan(cpu, hin, hcpu, nseg, hoff, t, WR_SUM) == WR_SUCCESS, "cpu segmented scan"))
+                    continue;
+                for (r = 0; r < R_COUNT; r++) {
+                    wr_context *c = rctx((enum res)r);
+                    res_put((enum res)r, rin[r], hin, total * es);
+                    res_put((enum res)r, roff[r], hoff, (nseg + 1) * sizeof(size_t));
+                    res_poison((enum res)r, rout[r], total * es);
+                    if (call_ok(tl, c, scan(c, rin[r], rout[r], nseg, roff[r], t, WR_SUM), what)) {
+                        res_get((enum res)r, hgot[r], rout[r], total * es);
+                        tu_expect(tl, same_bits(hcpu, hgot[r], total, t),
+                                  "reproducible %s %s, %zu segments from %zu, on %s buffers: other bits",
+                                  ex ? "wr_exscan_segments" : "wr_scan_segments", what, nseg, first, res_name[r]);
+                    }
+                    res_put((enum res)r, rout[r], hin, total * es);
+                    if (call_ok(tl, c, scan(c, rout[r], rout[r], nseg, roff[r], t, WR_SUM), what)) {
+                        res_get((enum res)r, hcopy, rout[r], total * es);
+                        tu_expect(tl, same_bits(AT(hcopy, t, first), AT(hcpu, t, first), last - first, t) &&
+                                          same_bits(hcopy, hin, first, t) &&
+                                          same_bits(AT(hcopy, t, last), AT(hin, t, last), total - last, t),
+                                  "reproducible %s %s in place on %s buffers: other bits",
+                                  ex ? "wr_exscan_segments" : "wr_scan_segments", what, res_name[r]);
+                    }
+                }
+            }
+        }
+    }
+    /* scans: wr_scan and wr_exscan in reproducible mode, and wr_scan_exact and
+     * wr_exscan_exact from a base carried in (an exact sum that is far from
+     * any double), out of place and in place: the cpu's bits */
+    if (n > 0) {
+        tu_tally *tl = &rtal[3][ti];
+        wr_exact_sum base;
+        unsigned char bv[5 * 8];
+        static const double bvals[5] = { 1e30, 3.25, -1e30, 0x1p-60, -7.0 };
+        int v;
+        size_t i;
+        rran[3][ti] = 1;
+        for (i = 0; i < 5; i++) tu_set_f(bv, t, i, bvals[i]);
+        if (!tu_expect(tl, wr_exact_sum_init(&base) == WR_SUCCESS && wr_reduce_exact(cpu, bv, 5, t, &base) ==
+                               WR_SUCCESS, "cpu wr_reduce_exact of the base"))
+            v = 4;
+        else
+            v = 0;
+        for (; v < 4; v++) {
+            const int ex = v & 1, based = v >> 1;
+            const char *name = based ? (ex ? "wr_exscan_exact" : "wr_scan_exact") : (ex ? "wr_exscan" : "wr_scan");
+            wr_status cst;
+            if (based)
+                cst = (ex ? wr_exscan_exact : wr_scan_exact)(cpu, hin, hcpu, n, t, &base);
+            else
+                cst = (ex ? wr_exscan : wr_scan)(cpu, hin, hcpu, n, t, WR_SUM);
+            if (!tu_expect(tl, cst == WR_SUCCESS, "cpu %s %s: %s", name, what, wr_context_error(cpu))) continue;
+            for (r = 0; r < R_COUNT; r++) {
+                wr_context *c = rctx((enum res)r);
+                int k;
+                for (k = 0; k < 2; k++) {          /* out of place, then in place */
+                    void *dst = rout[r];
+                    const void *src = k ? dst : rin[r];
+                    wr_status st;
+                    res_put((enum res)r, k ? rout[r] : rin[r], hin, n * es);
+                    if (!k) res_poison((enum res)r, rout[r], n * es);
+                    if (based)
+                        st = (ex ? wr_exscan_exact : wr_scan_exact)(c, src, dst, n, t, &base);
+                    else
+                        st = (ex ? wr_exscan : wr_scan)(c, src, dst, n, t, WR_SUM);
+                    if (!call_ok(tl, c, st, what)) continue;
+                    res_get((enum res)r, hgot[r], rout[r], n * es);
+                    tu_expect(tl, same_bits(hcpu, hgot[r], n, t), "reproducible %s %s%s on %s buffers: other bits",
+                              name, what, k ? " in place" : "", res_name[r]);
+                }
+            }
+        }
     }
     set_mode(WR_FLOAT_FAST);
 }
@@ -575,20 +752,20 @@ static void misc(void)
     ok(wr_context_has_backend(omp, WR_BACKEND_OPENMP_TARGET) && !wr_context_has_backend(omp, WR_BACKEND_CUDA),
        "an OPENMP_TARGET context has the omptarget backend");
     st = wr_context_set_stream(omp, &dummy);
-    ok(st == WR_ERR_NO_BACKEND && tu_contains(wr_context_error(omp), "no streams"),
+    ok(st == WR_ERR_NO_BACKEND && tu_contains(wr_context_error(omp), "no stream"),
        "wr_context_set_stream with a stream: WR_ERR_NO_BACKEND: \"%s\"", wr_context_error(omp));
     ok(wr_context_set_stream(omp, NULL) == WR_SUCCESS && wr_context_synchronize(omp) == WR_SUCCESS,
        "wr_context_set_stream(NULL) and wr_context_synchronize succeed");
 
     {
-        /* reproducible float scans are the cpu backend's only: refused here,
-         * with the output untouched */
+        /* reproducible float scans run here too, with the cpu's bits */
         float xin[3] = { 1e30f, 1, -1e30f }, xout[3] = { 7, 7, 7 };
         ok(wr_context_set_float_mode(omp, WR_FLOAT_REPRODUCIBLE) == WR_SUCCESS &&
-           wr_scan(omp, xin, xout, 3, WR_FLOAT, WR_SUM) == WR_ERR_UNSUPPORTED &&
-           tu_contains(wr_context_error(omp), "reproducible mode") && xout[0] == 7 && xout[1] == 7 && xout[2] == 7 &&
-           wr_exscan(omp, xin, xout, 3, WR_FLOAT, WR_SUM) == WR_ERR_UNSUPPORTED && xout[0] == 7,
-           "reproducible float scans: WR_ERR_UNSUPPORTED, output untouched");
+           wr_scan(omp, xin, xout, 3, WR_FLOAT, WR_SUM) == WR_SUCCESS && xout[0] == 1e30f && xout[1] == 1e30f &&
+           xout[2] == 1 && wr_exscan(omp, xin, xout, 3, WR_FLOAT, WR_SUM) == WR_SUCCESS && xout[0] == 0 &&
+           !signbit(xout[0]) && xout[1] == 1e30f && xout[2] == 1e30f,
+           "reproducible float scans: the exact prefixes rounded once (1e30, 1e30, 1; exclusive +0, 1e30, 1e30): "
+           "%s", wr_context_error(omp));
         ok(wr_context_set_float_mode(omp, WR_FLOAT_FAST) == WR_SUCCESS &&
            wr_scan(omp, xin, xout, 3, WR_FLOAT, WR_SUM) == WR_SUCCESS, "and in fast mode they run");
     }
@@ -716,7 +893,7 @@ int main(void)
     hcopy = tu_xmalloc(cap * 8);
     hoff = tu_xmalloc((cap + 1) * sizeof *hoff);
     for (k = 0; k < F_COUNT * TU_NTYPES * TU_NOPS; k++) tu_tally_init(&tal[0][0][0] + k);
-    for (k = 0; k < 6; k++) tu_tally_init(&rtal[0][0] + k);
+    for (k = 0; k < 10; k++) tu_tally_init(&rtal[0][0] + k);
 
     TU_FOR_PAIRS(t, op) {
         const int flt = tu_is_float(t);
@@ -772,6 +949,42 @@ int main(void)
                 if (flt && op == WR_SUM) case_segments(t, op, P_ROUNDED, 3, "one longer than the staging buffer");
             }
         }
+        /* scans inside segments: all empty, tiny, short (from offset 17), one
+         * long among short, one longer than the staging buffer (4 MiB) */
+        {
+            size_t nseg, pos, i, longest = 300000 < max_n / 2 ? 300000 : max_n / 2;
+            for (i = 0; i <= 100; i++) hoff[i] = 5;
+            case_segscan(t, op, P_EXACT, 100, "all empty");
+            hoff[0] = 0;
+            for (i = 0; i < 300; i++) hoff[i + 1] = hoff[i] + tu_below(&rng, 4);
+            case_segscan(t, op, P_EXACT, 300, "lengths 0..3");
+            hoff[0] = 17;
+            for (i = 0; i < 1000; i++) hoff[i + 1] = hoff[i] + tu_below(&rng, 81);
+            case_segscan(t, op, P_EXACT, 1000, "lengths 0..80");
+            if (flt && (op == WR_SUM || op == WR_PROD)) case_segscan(t, op, P_ROUNDED, 1000, "lengths 0..80");
+            if (flt && (op == WR_SUM || op == WR_MIN)) {
+                case_segscan(t, op, P_NAN, 1000, "lengths 0..80");
+                case_segscan(t, op, P_NEGZERO, 1000, "lengths 0..80");
+            }
+            nseg = 0;
+            pos = 0;
+            hoff[0] = 0;
+            for (i = 0; i < 300; i++) { pos += tu_below(&rng, 7); hoff[++nseg] = pos; }
+            pos += longest; hoff[++nseg] = pos;
+            for (i = 0; i < 300; i++) { pos += tu_below(&rng, 7); hoff[++nseg] = pos; }
+            if (pos + 64 <= cap && pos <= max_n) {
+                case_segscan(t, op, P_EXACT, nseg, "one long among short");
+                if (flt && op == WR_SUM) case_segscan(t, op, P_ROUNDED, nseg, "one long among short");
+            }
+            hoff[0] = 5;
+            hoff[1] = 6;
+            hoff[2] = 6 + ((size_t)1 << 20) + 3;
+            hoff[3] = hoff[2] + 3;
+            if (hoff[3] + 64 <= cap && hoff[3] <= max_n && (op == WR_SUM || op == WR_MAX)) {
+                case_segscan(t, op, P_EXACT, 3, "one longer than the staging buffer");
+                if (flt && op == WR_SUM) case_segscan(t, op, P_ROUNDED, 3, "one longer than the staging buffer");
+            }
+        }
     }
     for (k = 0; k < TU_NTYPES; k++) {
         const size_t sizes2[] = { 0, 1, 2, 31, 257, 4097, 65537, 65538, ((size_t)1 << 20) + 3 };
@@ -814,8 +1027,10 @@ int main(void)
         }
 
     {
-        static const char *const rname[3] = { "wr_reduce and wr_reduce_exact", "wr_reduce_rows", "wr_reduce_segments" };
-        for (r = 0; r < 3; r++)
+        static const char *const rname[5] = { "wr_reduce and wr_reduce_exact", "wr_reduce_rows", "wr_reduce_segments",
+                                              "wr_scan, wr_exscan, wr_scan_exact and wr_exscan_exact (a base carried in)",
+                                              "wr_scan_segments and wr_exscan_segments" };
+        for (r = 0; r < 5; r++)
             for (k = 0; k < 2; k++)
                 if (rran[r][k])
                     tu_report(&rtal[r][k], "reproducible %s %s SUM on omptarget (host, staged, mapped, device "

@@ -6,6 +6,8 @@
 #include <config.h>
 #include <string.h>
 #include "wr_internal.h"
+#include "wr_exact.h"
+#include "wr_exact_norm.h"
 
 /* A call's arguments; what is not named is zero. */
 #define CALL(...) (struct wr_call){ __VA_ARGS__ }
@@ -86,4 +88,107 @@ wr_status wr_argmax(wr_context *ctx, const void *in, size_t count, wr_type type,
 {
     struct wr_call c = CALL(.type = type, .in = in, .out = value, .index = index, .count = count);
     return wri_run(ctx, "wr_argmax", WRI_ARGMAX, &c);
+}
+
+/* ---- dot products and norms ---- */
+
+wr_status wr_dot(wr_context *ctx, const void *x, const void *y, void *out, size_t count, wr_type type)
+{
+    struct wr_call c = CALL(.type = type, .in = x, .in2 = y, .out = out, .count = count);
+    return wri_run(ctx, "wr_dot", WRI_DOT, &c);
+}
+
+wr_status wr_dot_rows(wr_context *ctx, const void *x, const void *y, void *out, size_t rows, size_t cols,
+                      wr_type type)
+{
+    struct wr_call c = CALL(.type = type, .in = x, .in2 = y, .out = out, .count = rows, .cols = cols);
+    return wri_run(ctx, "wr_dot_rows", WRI_DOTROWS, &c);
+}
+
+wr_status wr_nrm2(wr_context *ctx, const void *x, void *out, size_t count, wr_type type)
+{
+    struct wr_call c = CALL(.type = type, .in = x, .out = out, .count = count);
+    return wri_run(ctx, "wr_nrm2", WRI_NRM2, &c);
+}
+
+wr_status wr_asum(wr_context *ctx, const void *x, void *out, size_t count, wr_type type)
+{
+    struct wr_call c = CALL(.type = type, .in = x, .out = out, .count = count);
+    return wri_run(ctx, "wr_asum", WRI_ASUM, &c);
+}
+
+wr_status wr_argmax_abs(wr_context *ctx, const void *in, size_t count, wr_type type, size_t *index, void *value)
+{
+    struct wr_call c = CALL(.type = type, .in = in, .out = value, .index = index, .count = count);
+    return wri_run(ctx, "wr_argmax_abs", WRI_IAMAX, &c);
+}
+
+wr_status wr_dot_exact(wr_context *ctx, const void *x, const void *y, size_t count, wr_type type,
+                       wr_exact_sum *sum)
+{
+    struct wr_call c = CALL(.type = type, .in = x, .in2 = y, .count = count, .acc = sum);
+    return wri_run(ctx, "wr_dot_exact", WRI_XDOTSUM, &c);
+}
+
+wr_status wr_asum_exact(wr_context *ctx, const void *x, size_t count, wr_type type, wr_exact_sum *sum)
+{
+    struct wr_call c = CALL(.type = type, .in = x, .count = count, .acc = sum);
+    return wri_run(ctx, "wr_asum_exact", WRI_XASUMSUM, &c);
+}
+
+/* One pass per part (call->cols names it: wr_backend.h's XNRM2 with acc):
+ * the parts are checked and written one by one, so a failure leaves every
+ * part before it added to.  parts[1] first: its pass reads the elements
+ * from memory, the others' from cache when the vector fits. */
+wr_status wr_nrm2_exact(wr_context *ctx, const void *x, size_t count, wr_type type,
+                        wr_exact_sum parts[WR_NRM2_PARTS])
+{
+    static const size_t order[WR_NRM2_PARTS] = { 1, 0, 2 };
+    wr_status st = WR_SUCCESS;
+    size_t k;
+    if (parts == NULL) {
+        wri_set_error(ctx, "wr_nrm2_exact: parts is NULL");
+        return WR_ERR_INVALID_ARG;
+    }
+    for (k = 0; k < WR_NRM2_PARTS && st == WR_SUCCESS; k++) {
+        struct wr_call c = CALL(.type = type, .in = x, .count = count, .acc = &parts[order[k]],
+                                .cols = order[k]);
+        st = wri_run(ctx, "wr_nrm2_exact", WRI_XNRM2SUM, &c);
+    }
+    return st;
+}
+
+wr_status wr_exact_norm_round(const wr_exact_sum parts[WR_NRM2_PARTS], wr_type type, void *out)
+{
+    static const char fn[] = "wr_exact_norm_round";
+    wrx_acc a[WR_NRM2_PARTS];
+    size_t k;
+    if (wr_type_size(type) == 0) {
+        wri_set_error(NULL, "%s: type %d is not a wr_type", fn, (int)type);
+        return WR_ERR_INVALID_ARG;
+    }
+    if (type != WR_FLOAT && type != WR_DOUBLE) {
+        wri_set_error(NULL, "%s: a norm rounds to float or double, not to an integer type", fn);
+        return WR_ERR_UNSUPPORTED;
+    }
+    if (parts == NULL || out == NULL) {
+        wri_set_error(NULL, "%s: %s is NULL", fn, parts == NULL ? "parts" : "out");
+        return WR_ERR_INVALID_ARG;
+    }
+    for (k = 0; k < WR_NRM2_PARTS; k++) {
+        memcpy(&a[k], &parts[k], sizeof a[k]);
+        if (!wri_exact_valid(&a[k])) {
+            wri_set_error(NULL, "%s: parts[%zu] is not a wr_exact_sum (not made by wr_exact_sum_init)", fn, k);
+            return WR_ERR_INVALID_ARG;
+        }
+    }
+    if (type == WR_FLOAT) {
+        const float f = wrx_from_bits32((uint32_t)wrx_norm_round_bits(a, 0));
+        memcpy(out, &f, sizeof f);
+    } else {
+        const double d = wrx_from_bits(wrx_norm_round_bits(a, 1));
+        memcpy(out, &d, sizeof d);
+    }
+    wri_clear_error(NULL);
+    return WR_SUCCESS;
 }

@@ -55,6 +55,7 @@ static const char *op_name(wr_op op)
 #define D_NEED_ONE  0x040u  /* zero elements: WR_ERR_EMPTY */
 #define D_CARRY     0x080u  /* carry: an optional wr_exact_sum in host memory to start from */
 #define D_ACC       0x100u  /* acc: a wr_exact_sum in host memory the exact sum is added to */
+#define D_XNAME     0x200u  /* the input is named x (and the second one y), as BLAS names them */
 
 /* What the output covers. */
 enum wri_out {
@@ -91,12 +92,21 @@ static const struct wri_opdesc wri_desc[WRI_NDESC] = {
     [WRI_ARGMAX]   = { WR_OPID_ARGEXT,   XNONE,             WRI_SHAPE_LINEAR, OUT_ARG,  D_NEED_ONE, "argmin/argmax" },
     [WRI_IAMAX]    = { WR_OPID_IAMAX,    XNONE,             WRI_SHAPE_LINEAR, OUT_ARG,  D_NEED_ONE | D_FLOATS,
                        "wr_argmax_abs" },
-    [WRI_DOT]      = { WR_OPID_DOT,      WR_OPID_XDOT,      WRI_SHAPE_LINEAR, OUT_ONE,  D_FLOATS | D_TWO_IN,
-                       "dot products" },
-    [WRI_DOTROWS]  = { WR_OPID_DOTROWS,  WR_OPID_XDOTROWS,  WRI_SHAPE_ROWS,   OUT_PER,  D_FLOATS | D_TWO_IN,
-                       "row dot products" },
-    [WRI_NRM2]     = { WR_OPID_NRM2,     WR_OPID_XNRM2,     WRI_SHAPE_LINEAR, OUT_ONE,  D_FLOATS, "norms" },
-    [WRI_ASUM]     = { WR_OPID_ASUM,     WR_OPID_XASUM,     WRI_SHAPE_LINEAR, OUT_ONE,  D_FLOATS, "sums of magnitudes" },
+    [WRI_DOT]      = { WR_OPID_DOT,      WR_OPID_XDOT,      WRI_SHAPE_LINEAR, OUT_ONE,
+                       D_FLOATS | D_TWO_IN | D_XNAME, "dot products" },
+    [WRI_DOTROWS]  = { WR_OPID_DOTROWS,  WR_OPID_XDOTROWS,  WRI_SHAPE_ROWS,   OUT_PER,
+                       D_FLOATS | D_TWO_IN | D_XNAME, "row dot products" },
+    [WRI_NRM2]     = { WR_OPID_NRM2,     WR_OPID_XNRM2,     WRI_SHAPE_LINEAR, OUT_ONE,  D_FLOATS | D_XNAME, "norms" },
+    [WRI_ASUM]     = { WR_OPID_ASUM,     WR_OPID_XASUM,     WRI_SHAPE_LINEAR, OUT_ONE,  D_FLOATS | D_XNAME,
+                       "sums of magnitudes" },
+    /* the exact values behind reproducible dot, asum and nrm2, unrounded:
+     * the X ids with call->acc set (doc/DESIGN.md, "exact partials") */
+    [WRI_XDOTSUM]  = { WR_OPID_XDOT,     XNONE,             WRI_SHAPE_LINEAR, OUT_NONE,
+                       D_FLOATS | D_EXACT | D_ACC | D_TWO_IN | D_XNAME, "exact partial dot products" },
+    [WRI_XASUMSUM] = { WR_OPID_XASUM,    XNONE,             WRI_SHAPE_LINEAR, OUT_NONE,
+                       D_FLOATS | D_EXACT | D_ACC | D_XNAME, "exact partial sums of magnitudes" },
+    [WRI_XNRM2SUM] = { WR_OPID_XNRM2,    XNONE,             WRI_SHAPE_LINEAR, OUT_NONE,
+                       D_FLOATS | D_EXACT | D_ACC | D_XNAME, "exact partial norms" },
     [WRI_XSCAN]    = { WR_OPID_XSCAN,    XNONE,             WRI_SHAPE_LINEAR, OUT_SAME,
                        D_FLOATS | D_EXACT | D_INPLACE | D_CARRY, "exact scans" },
     [WRI_XEXSCAN]  = { WR_OPID_XSCAN,    XNONE,             WRI_SHAPE_LINEAR, OUT_SAME,
@@ -573,7 +583,7 @@ wr_status wri_run(wr_context *ctx, const char *fn, enum wri_desc_id which, struc
             break;
         }
         if (d->flags & D_TWO_IN) b[nb++] = (struct buf){ "y", c->in2, inb, es, 0, cnt, WR_MEM_HOST };
-        if (d->flags & D_TWO_IN) b[0].name = "x";
+        if (d->flags & (D_TWO_IN | D_XNAME)) b[0].name = "x";
     }
     if (d->flags & D_CARRY)
         b[nb++] = (struct buf){ "base", c->carry, c->carry ? sizeof(wr_exact_sum) : 0, 8, 0, NULL, WR_MEM_HOST };

@@ -262,6 +262,122 @@ WR_API wr_status wr_scan_segments(wr_context *ctx, const void *in, void *out, si
 WR_API wr_status wr_exscan_segments(wr_context *ctx, const void *in, void *out, size_t nsegments,
                                     const size_t *offsets, wr_type type, wr_op op);
 
+/* ---- dot products and norms (since 0.2) -----------------------------------
+ *
+ * Contiguous vectors of WR_FLOAT or WR_DOUBLE elements (an integer type is
+ * WR_ERR_UNSUPPORTED); the context's float mode applies.  x and y may be the
+ * same array (or overlap in any way: both are only read); out, index and
+ * value must not overlap x or y.  n below is count (wr_dot_rows: cols), u
+ * the unit roundoff of the type (2^-24 float, 2^-53 double), and
+ * L = ceil(log2 n) + 1024.
+ *
+ * Special values, in both modes: a NaN anywhere (or inf * 0 in a product,
+ * or infinities of both signs in a sum) gives NaN -- the quiet NaN with
+ * every bit set but the sign, as wr_reduce stores it; otherwise an infinite
+ * element (product) gives the infinity, as IEEE arithmetic and the
+ * reference BLAS give.  wr_nrm2 and wr_asum are never negative: any NaN
+ * gives NaN, else any infinity +inf.  Zero elements count 0 give +0.
+ *
+ * Fast mode (WR_FLOAT_FAST) sums in a blocked, pairwise order fixed by the
+ * count alone, so the bits depend on the backend, type and count, never on
+ * the number of threads or on timing; results satisfy:
+ *   wr_dot:  |r - sum x[i] y[i]| <= (L + 1) u sum |x[i] y[i]| + n eta
+ *   wr_asum: |r - sum |x[i]||    <= L u sum |x[i]|
+ *   wr_nrm2: |r - ||x|||         <= (L / 2 + 2) u ||x|| + eta
+ * eta = half the smallest subnormal of the type (2^-150, 2^-1075): what
+ * gradual underflow can lose per product.  wr_nrm2 scales as it sums (the
+ * three accumulators of Blue's algorithm), so no intermediate overflows or
+ * underflows: elements of 1e300 and 1e-300 give the right norm, and the
+ * result overflows only when the norm itself exceeds the type's largest
+ * value.  A sum whose exact value is zero is +0, except that a dot product
+ * whose every product is a zero of negative sign (-0 * 5) may give -0 in
+ * fast mode, as IEEE addition does.
+ *
+ * Reproducible mode (WR_FLOAT_REPRODUCIBLE): a result rounded once, to
+ * nearest-even, from an exactly computed value, hence the same bits on
+ * every backend, thread count, device, rank count (libwarpred_mpi) and
+ * element order:
+ *   wr_dot, wr_dot_rows: each product x[i] y[i] is split by an FMA into
+ *     hi = fl(x[i] y[i]) and lo = fl(x[i] y[i] - hi), and the 2n values are
+ *     summed exactly and rounded once.  hi + lo is the exact product unless
+ *     the product overflows (hi is then +-inf, and so is the result, or NaN)
+ *     or is below 2^-968 in magnitude and has bits below 2^-1074 (lo then
+ *     rounds them, as gradual underflow does: at most 2^-1075 per such
+ *     product); so the result is the exact dot product correctly rounded
+ *     for every double input that stays clear of both, and for every float
+ *     input (float products are exact in double: lo is 0).  An exact zero
+ *     is -0 only when every hi is -0.
+ *   wr_asum: the exact sum of |x[i]|, correctly rounded (+inf when that
+ *     exceeds the type's range).
+ *   wr_nrm2: the exact Euclidean norm correctly rounded: sqrt(S) rounded
+ *     once, where S = sum x[i]^2 is computed exactly (no overflow, no
+ *     underflow: squares of elements beyond 2^511 or below 2^-485 are
+ *     scaled by 2^-+1216 into two further exact sums), subnormal results
+ *     included, +inf only when the norm exceeds the type's largest value.
+ *     This is one rounding of the exact norm, not the square root of a
+ *     rounded sum of squares (which can be one unit off).
+ * wr_argmax_abs is exact in either mode.
+ */
+
+/* *out = x[0]*y[0] + ... + x[count-1]*y[count-1] (one element of type).
+ * Returns WR_SUCCESS, WR_ERR_INVALID_ARG (ctx NULL; x, y or out NULL when
+ * used; misaligned; out overlapping x or y; type not a wr_type; memory the
+ * backend cannot reach), WR_ERR_UNSUPPORTED (an integer type, or a backend
+ * without the operation), WR_ERR_NO_MEMORY or WR_ERR_DEVICE. */
+WR_API wr_status wr_dot(wr_context *ctx, const void *x, const void *y, void *out, size_t count, wr_type type);
+/* *out = sqrt(x[0]^2 + ... + x[count-1]^2), without overflow or underflow in
+ * intermediate results (see above).  Returns what wr_dot does. */
+WR_API wr_status wr_nrm2(wr_context *ctx, const void *x, void *out, size_t count, wr_type type);
+/* *out = |x[0]| + ... + |x[count-1]|.  Returns what wr_dot does. */
+WR_API wr_status wr_asum(wr_context *ctx, const void *x, void *out, size_t count, wr_type type);
+/* *index = the first index of the largest |in[i]| (+0 and -0 tie, and so do
+ * x and -x: the first wins); if in holds a NaN, the first NaN's index (as
+ * wr_argmax).  value (may be NULL) receives in[*index], with its sign.
+ * count == 0 gives WR_ERR_EMPTY and writes nothing.  Returns what wr_argmax
+ * does, and WR_ERR_UNSUPPORTED for an integer type. */
+WR_API wr_status wr_argmax_abs(wr_context *ctx, const void *in, size_t count, wr_type type, size_t *index,
+                               void *value);
+/* out[r] = the dot product of row r of x and row r of y, two row-major rows
+ * x cols matrices (cols == 0: every out[r] is +0).  Each out[r] has the bits
+ * wr_dot gives on that row, on the same backend and in the same mode.
+ * Returns what wr_dot does (also for rows * cols overflowing size_t). */
+WR_API wr_status wr_dot_rows(wr_context *ctx, const void *x, const void *y, void *out, size_t rows, size_t cols,
+                             wr_type type);
+
+/* ---- exact partial dot products and norms (since 0.2) ---------------------
+ *
+ * The exact values behind reproducible mode, unrounded, for sums made across
+ * calls, threads or processes (libwarpred_mpi's reproducible wr_mpi_dot,
+ * wr_mpi_asum and wr_mpi_nrm2 are built on them).  Each adds to sums made
+ * by wr_exact_sum_init, in host (or managed) memory, whatever ctx's float
+ * mode; count == 0 adds nothing.  Merge the sums of several calls with
+ * wr_exact_sum_merge (for norms: part by part).  Returns what
+ * wr_reduce_exact does. */
+/* *sum += the exact sum of the hi and lo parts of the products x[i] y[i]
+ * (see reproducible wr_dot); wr_exact_sum_round then gives wr_dot's
+ * reproducible result. */
+WR_API wr_status wr_dot_exact(wr_context *ctx, const void *x, const void *y, size_t count, wr_type type,
+                              wr_exact_sum *sum);
+/* *sum += the exact sum of |x[i]|; wr_exact_sum_round then gives wr_asum's
+ * reproducible result. */
+WR_API wr_status wr_asum_exact(wr_context *ctx, const void *x, size_t count, wr_type type, wr_exact_sum *sum);
+/* The sum of squares S as WR_NRM2_PARTS exact sums, so that no square is
+ * rounded: parts[1] += the squares of the elements in [2^-485, 2^512) in
+ * magnitude (and zeros), parts[2] += those of the larger elements times
+ * 2^-1216, parts[0] += those of the smaller ones times 2^1216 (infinities
+ * and NaNs go to parts[1]).  wr_exact_norm_round then gives wr_nrm2's
+ * reproducible result. */
+#define WR_NRM2_PARTS 3
+WR_API wr_status wr_nrm2_exact(wr_context *ctx, const void *x, size_t count, wr_type type,
+                               wr_exact_sum parts[WR_NRM2_PARTS]);
+/* *out (one element of WR_FLOAT or WR_DOUBLE) = sqrt(S) rounded once to
+ * nearest-even, S = 2^-1216 parts[0] + parts[1] + 2^1216 parts[2]: NaN if a
+ * NaN was added (or the value is negative, which squares never make), +inf
+ * if an infinity was; +0 for S == 0.  Returns WR_SUCCESS, WR_ERR_INVALID_ARG
+ * (NULL pointers, a part not made by wr_exact_sum_init) or
+ * WR_ERR_UNSUPPORTED (an integer type). */
+WR_API wr_status wr_exact_norm_round(const wr_exact_sum parts[WR_NRM2_PARTS], wr_type type, void *out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -75,7 +75,7 @@ int wri_exact_valid(const struct wrx_acc *a);
 enum wri_desc_id {
     WRI_REDUCE, WRI_SCAN, WRI_EXSCAN, WRI_ROWS, WRI_SEGMENTS, WRI_SEGSCAN, WRI_SEGEXSCAN,
     WRI_ARGMIN, WRI_ARGMAX, WRI_IAMAX, WRI_DOT, WRI_DOTROWS, WRI_NRM2, WRI_ASUM,
-    WRI_XSCAN, WRI_XEXSCAN, WRI_XSUM,
+    WRI_XSCAN, WRI_XEXSCAN, WRI_XSUM, WRI_XDOTSUM, WRI_XASUMSUM, WRI_XNRM2SUM,
     WRI_NDESC
 };
 /* How a descriptor's buffers are sized. */

@@ -186,6 +186,14 @@ static wr_status op_xsum(void *st, const struct wr_call *c, char *err)
     return WR_SUCCESS;
 }
 
+/* Dot products and norms, fast and reproducible (cpu_dot.c); XDOT, XASUM
+ * and XNRM2 with call->acc set write the exact partial (doc/DESIGN.md). */
+static wr_status op_blas(void *st, const struct wr_call *c, char *err)
+{
+    (void)st;
+    return wrcpu_blas(c, err);
+}
+
 const struct wr_backend_ops wrcpu_backend_ops = {
     .abi = WR_BACKEND_ABI,
     .name = "cpu",
@@ -211,5 +219,14 @@ const struct wr_backend_ops wrcpu_backend_ops = {
         [WR_OPID_XSEGMENTS] = op_xsegments,
         [WR_OPID_XSEGSCAN] = op_xsegscan,
         [WR_OPID_XSUM] = op_xsum,
+        [WR_OPID_IAMAX] = op_blas,
+        [WR_OPID_DOT] = op_blas,
+        [WR_OPID_DOTROWS] = op_blas,
+        [WR_OPID_NRM2] = op_blas,
+        [WR_OPID_ASUM] = op_blas,
+        [WR_OPID_XDOT] = op_blas,
+        [WR_OPID_XDOTROWS] = op_blas,
+        [WR_OPID_XNRM2] = op_blas,
+        [WR_OPID_XASUM] = op_blas,
     },
 };

@@ -41,6 +41,7 @@
 #  define wrcpu_argext           WRCPU_ISA_NAME(wrcpu_argext)
 #  define wrcpu_scan             WRCPU_ISA_NAME(wrcpu_scan)
 #  define wrcpu_kernels          WRCPU_ISA_NAME(wrcpu_kernels)
+#  define wrcpu_blas             WRCPU_ISA_NAME(wrcpu_blas)
 #endif
 
 #ifdef _OPENMP
@@ -219,6 +220,11 @@ wr_status wrcpu_argext(const void *in, size_t count, wr_type type, int is_max, s
 wr_status wrcpu_scan(const void *in, void *out, size_t count, wr_type type, wr_op op, int exclusive,
                    char *err);
 
+/* ---- dot products and norms (cpu_dot.c) ---------------------------------- */
+/* Every id of the family: DOT, DOTROWS, NRM2, ASUM, IAMAX and the X forms
+ * (XDOT, XASUM, XNRM2 with call->acc set: the exact partial, unrounded). */
+wr_status wrcpu_blas(const struct wr_call *c, char *err);
+
 /* ---- variants (cpu_isa.h, cpu_isa.c) ------------------------------------ */
 
 /* The entry points of one variant (cpu_kernels.c). */
@@ -232,6 +238,7 @@ struct wrcpu_kernels {
                         char *err);
     wr_status (*scan)(const void *in, void *out, size_t count, wr_type type, wr_op op, int exclusive,
                       char *err);
+    wr_status (*blas)(const struct wr_call *c, char *err);
 };
 
 #ifdef WRCPU_ISA

@@ -278,3 +278,8 @@ wr_status wrcpu_scan(const void *in, void *out, size_t count, wr_type type, wr_o
 {
     return current()->k->scan(in, out, count, type, op, exclusive, err);
 }
+
+wr_status wrcpu_blas(const struct wr_call *c, char *err)
+{
+    return current()->k->blas(c, err);
+}

@@ -12,4 +12,5 @@ const struct wrcpu_kernels wrcpu_kernels = {
     .reduce_segments = wrcpu_reduce_segments,
     .argext = wrcpu_argext,
     .scan = wrcpu_scan,
+    .blas = wrcpu_blas,
 };

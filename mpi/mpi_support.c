@@ -72,6 +72,9 @@ void wrm_item_combine(const wrm_item *lo, wrm_item *hi)
             hi->v = lo->v;
             hi->index = lo->index;
         }
+    } else if (hi->kind == WRM_KIND_NRM2) {
+        if (hi->type == WR_FLOAT) hi->v.f32 = (float)wrm_norm_combine(lo->v.f32, hi->v.f32);
+        else hi->v.f64 = wrm_norm_combine(lo->v.f64, hi->v.f64);
     } else {
         wrm_value r = lo->v;
         wr_combine((wr_type)hi->type, (wr_op)hi->kind, &r, &hi->v);

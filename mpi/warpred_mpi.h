@@ -154,6 +154,43 @@ WR_MPI_API wr_status wr_mpi_argmin(wr_context *ctx, const void *in, size_t count
 WR_MPI_API wr_status wr_mpi_argmax(wr_context *ctx, const void *in, size_t count, wr_type type,
                                    uint64_t *index, void *value, MPI_Comm comm);
 
+/*
+ * wr_mpi_dot, wr_mpi_nrm2, wr_mpi_asum (since 0.2) -- the dot product of
+ * two distributed vectors, the Euclidean norm and the sum of magnitudes of
+ * one, on every rank.
+ *
+ *   x, y   this rank's count elements of each vector (WR_FLOAT or
+ *          WR_DOUBLE; the same type on every rank); x and y may be the
+ *          same array
+ *   out    one element: the global value, the same bits on every rank;
+ *          must not overlap x or y
+ *   count  elements on this rank (may be 0, may differ between ranks)
+ *
+ * Fast mode: the local wr_dot / wr_nrm2 / wr_asum (their bounds hold per
+ * rank), combined across ranks in rank order: sums for dot and asum, each
+ * adding one rounding per rank; for the norm the local norms are combined
+ * pairwise as max * sqrt(1 + (min / max)^2) -- (scale, sum of squares)
+ * pairs, never a squared norm -- so the global norm does not overflow or
+ * underflow unless its value does (each combination within 3 u).  The bits
+ * depend on the number of ranks and the split, not on the run.
+ * Reproducible mode (ctx in WR_FLOAT_REPRODUCIBLE): each rank's exact
+ * partial (wr_dot_exact, wr_asum_exact, wr_nrm2_exact), merged across the
+ * ranks and rounded once: the bits of one process's reproducible wr_dot /
+ * wr_nrm2 / wr_asum on the whole vector, for any number of ranks, any
+ * split (empty pieces too) and any backend.  Every rank must then be in
+ * that mode (WR_ERR_INVALID_ARG otherwise).  wr_mpi_nrm2 exchanges three
+ * exact sums, and computes its local part in three passes.
+ * Returns WR_SUCCESS, WR_ERR_INVALID_ARG, WR_ERR_UNSUPPORTED (an integer
+ * type), WR_ERR_DEVICE, or a status of the local call; out is untouched
+ * when the call fails on any rank.
+ */
+WR_MPI_API wr_status wr_mpi_dot(wr_context *ctx, const void *x, const void *y, void *out, size_t count,
+                                wr_type type, MPI_Comm comm);
+WR_MPI_API wr_status wr_mpi_nrm2(wr_context *ctx, const void *x, void *out, size_t count, wr_type type,
+                                 MPI_Comm comm);
+WR_MPI_API wr_status wr_mpi_asum(wr_context *ctx, const void *x, void *out, size_t count, wr_type type,
+                                 MPI_Comm comm);
+
 #ifdef __cplusplus
 }
 #endif

@@ -21,7 +21,8 @@
 
 /* wrm_item.kind beyond the wr_op values. */
 enum { WRM_KIND_NONE = -1, WRM_KIND_ARGMIN = 16, WRM_KIND_ARGMAX = 17,
-       WRM_KIND_EXACT_SUM = 18 /* reproducible float SUM: the value travels as a wr_exact_sum */ };
+       WRM_KIND_EXACT_SUM = 18, /* reproducible float SUM: the value travels as a wr_exact_sum */
+       WRM_KIND_NRM2 = 19 /* fast wr_mpi_nrm2: local norms, combined by wrm_norm_combine */ };
 
 /* wrm_item.fail: no failure; the ranks disagree on type or op. */
 #define WRM_FAIL_NONE INT64_MAX
@@ -96,6 +97,9 @@ wr_status wrm_exscan_exact(struct wrm_call *c, const wr_exact_sum *sum, wr_exact
 wr_status wrm_exscan(struct wrm_call *c, const wrm_item *it, wrm_item *base);
 /* End a call: on success clear the context's error text.  Returns c->st. */
 wr_status wrm_end(struct wrm_call *c);
+
+/* sqrt(a^2 + b^2) of two norms, without forming either square (mpi_dot.c). */
+double wrm_norm_combine(double a, double b);
 
 /* 1 if a and b overlap (empty ranges never do). */
 int wrm_overlap(const void *a, size_t abytes, const void *b, size_t bbytes);

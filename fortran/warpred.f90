@@ -81,6 +81,8 @@ module warpred
   type, bind(C), public :: wr_exact_sum
     real(c_double), private :: opaque_(WR_EXACT_SUM_BYTES / 8)
   end type wr_exact_sum
+  ! wr_nrm2_exact's parts: type(wr_exact_sum) :: parts(WR_NRM2_PARTS)
+  integer(c_int), parameter, public :: WR_NRM2_PARTS = 3
 
   public :: wr_version, wr_status_string, wr_type_size
   public :: wr_context_create, wr_context_destroy, wr_context_has_backend
@@ -93,6 +95,8 @@ module warpred
   public :: wr_context_set_float_mode, wr_context_float_mode
   public :: wr_exact_sum_init, wr_reduce_exact, wr_exact_sum_merge, wr_exact_sum_round
   public :: wr_scan_exact, wr_exscan_exact
+  public :: wr_dot, wr_nrm2, wr_asum, wr_argmax_abs, wr_dot_rows
+  public :: wr_dot_exact, wr_asum_exact, wr_nrm2_exact, wr_exact_norm_round
 
   interface
     ! size_t wr_type_size(wr_type t)
@@ -347,6 +351,111 @@ module warpred
       type(c_ptr), value :: base
       integer(c_int) :: status
     end function wr_exscan_exact
+
+    ! ---- dot products and norms (since 0.2) ----
+    ! wr_status wr_dot(wr_context *ctx, const void *x, const void *y, void *out, size_t count, wr_type type)
+    function wr_dot(ctx, x, y, out, count, type) bind(C, name="wr_dot") result(status)
+      import :: c_int, c_size_t, c_ptr
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: x(*), y(*)
+      type(*), intent(inout) :: out
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type
+      integer(c_int) :: status
+    end function wr_dot
+
+    ! wr_status wr_nrm2(wr_context *ctx, const void *x, void *out, size_t count, wr_type type)
+    function wr_nrm2(ctx, x, out, count, type) bind(C, name="wr_nrm2") result(status)
+      import :: c_int, c_size_t, c_ptr
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: x(*)
+      type(*), intent(inout) :: out
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type
+      integer(c_int) :: status
+    end function wr_nrm2
+
+    ! wr_status wr_asum(wr_context *ctx, const void *x, void *out, size_t count, wr_type type)
+    function wr_asum(ctx, x, out, count, type) bind(C, name="wr_asum") result(status)
+      import :: c_int, c_size_t, c_ptr
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: x(*)
+      type(*), intent(inout) :: out
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type
+      integer(c_int) :: status
+    end function wr_asum
+
+    ! wr_status wr_argmax_abs(wr_context *ctx, const void *in, size_t count, wr_type type,
+    !                         size_t *index, void *value)
+    ! index counts from 0; value is optional (absent: NULL)
+    function wr_argmax_abs(ctx, in, count, type, index, value) bind(C, name="wr_argmax_abs") result(status)
+      import :: c_int, c_size_t, c_ptr
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: in(*)
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type
+      integer(c_size_t), intent(inout) :: index
+      type(*), intent(inout), optional :: value
+      integer(c_int) :: status
+    end function wr_argmax_abs
+
+    ! wr_status wr_dot_rows(wr_context *ctx, const void *x, const void *y, void *out,
+    !                       size_t rows, size_t cols, wr_type type)
+    ! row-major, as in C: a Fortran array x(cols, rows) has its rows contiguous
+    function wr_dot_rows(ctx, x, y, out, rows, cols, type) bind(C, name="wr_dot_rows") result(status)
+      import :: c_int, c_size_t, c_ptr
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: x(*), y(*)
+      type(*), intent(inout) :: out(*)
+      integer(c_size_t), value :: rows, cols
+      integer(c_int), value :: type
+      integer(c_int) :: status
+    end function wr_dot_rows
+
+    ! wr_status wr_dot_exact(wr_context *ctx, const void *x, const void *y, size_t count, wr_type type,
+    !                        wr_exact_sum *sum)
+    function wr_dot_exact(ctx, x, y, count, type, sum) bind(C, name="wr_dot_exact") result(status)
+      import :: c_int, c_size_t, c_ptr, wr_exact_sum
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: x(*), y(*)
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type
+      type(wr_exact_sum), intent(inout) :: sum
+      integer(c_int) :: status
+    end function wr_dot_exact
+
+    ! wr_status wr_asum_exact(wr_context *ctx, const void *x, size_t count, wr_type type, wr_exact_sum *sum)
+    function wr_asum_exact(ctx, x, count, type, sum) bind(C, name="wr_asum_exact") result(status)
+      import :: c_int, c_size_t, c_ptr, wr_exact_sum
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: x(*)
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type
+      type(wr_exact_sum), intent(inout) :: sum
+      integer(c_int) :: status
+    end function wr_asum_exact
+
+    ! wr_status wr_nrm2_exact(wr_context *ctx, const void *x, size_t count, wr_type type,
+    !                         wr_exact_sum parts[WR_NRM2_PARTS])
+    function wr_nrm2_exact(ctx, x, count, type, parts) bind(C, name="wr_nrm2_exact") result(status)
+      import :: c_int, c_size_t, c_ptr, wr_exact_sum, WR_NRM2_PARTS
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: x(*)
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type
+      type(wr_exact_sum), intent(inout) :: parts(WR_NRM2_PARTS)
+      integer(c_int) :: status
+    end function wr_nrm2_exact
+
+    ! wr_status wr_exact_norm_round(const wr_exact_sum parts[WR_NRM2_PARTS], wr_type type, void *out)
+    function wr_exact_norm_round(parts, type, out) bind(C, name="wr_exact_norm_round") result(status)
+      import :: c_int, wr_exact_sum, WR_NRM2_PARTS
+      type(wr_exact_sum), intent(in) :: parts(WR_NRM2_PARTS)
+      integer(c_int), value :: type
+      type(*), intent(inout) :: out
+      integer(c_int) :: status
+    end function wr_exact_norm_round
   end interface
 
   ! The C functions behind the string wrappers below.

@@ -22,6 +22,7 @@ module warpred_mpi
   private
 
   public :: wr_mpi_allreduce, wr_mpi_scan, wr_mpi_exscan, wr_mpi_argmin, wr_mpi_argmax
+  public :: wr_mpi_dot, wr_mpi_nrm2, wr_mpi_asum
 
   interface wr_mpi_allreduce
     module procedure allreduce_f08, allreduce_int
@@ -38,6 +39,15 @@ module warpred_mpi
   interface wr_mpi_argmax
     module procedure argmax_f08, argmax_int
   end interface wr_mpi_argmax
+  interface wr_mpi_dot
+    module procedure dot_f08, dot_int
+  end interface wr_mpi_dot
+  interface wr_mpi_nrm2
+    module procedure nrm2_f08, nrm2_int
+  end interface wr_mpi_nrm2
+  interface wr_mpi_asum
+    module procedure asum_f08, asum_int
+  end interface wr_mpi_asum
 
   ! fortran/warpred_mpi_shim.c: comm is the Fortran handle's value (an
   ! MPI_Fint, which handles' values fit in whatever the integer kind).
@@ -103,6 +113,26 @@ module warpred_mpi
       integer(c_int), value :: comm
       integer(c_int) :: status
     end function wrf_mpi_argmax
+    function wrf_mpi_dot(ctx, x, y, out, count, type, comm) bind(C, name="wrf_mpi_dot") result(status)
+      import :: c_int, c_size_t, c_ptr
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: x(*), y(*)
+      type(*), intent(inout) :: out
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type, comm
+      integer(c_int) :: status
+    end function wrf_mpi_dot
+    ! which: 0 wr_mpi_nrm2, 1 wr_mpi_asum
+    function wrf_mpi_norm(which, ctx, x, out, count, type, comm) bind(C, name="wrf_mpi_norm") result(status)
+      import :: c_int, c_size_t, c_ptr
+      integer(c_int), value :: which
+      type(c_ptr), value :: ctx
+      type(*), intent(in) :: x(*)
+      type(*), intent(inout) :: out
+      integer(c_size_t), value :: count
+      integer(c_int), value :: type, comm
+      integer(c_int) :: status
+    end function wrf_mpi_norm
   end interface
 
 contains
@@ -230,5 +260,77 @@ contains
     integer(c_int) :: status
     status = wrf_mpi_argmax(ctx, in, count, type, index, value, int(comm, c_int))
   end function argmax_int
+
+  ! wr_status wr_mpi_dot(wr_context *ctx, const void *x, const void *y, void *out,
+  !                      size_t count, wr_type type, MPI_Comm comm)
+  function dot_f08(ctx, x, y, out, count, type, comm) result(status)
+    type(c_ptr), intent(in) :: ctx
+    type(*), intent(in) :: x(*), y(*)
+    type(*), intent(inout) :: out
+    integer(c_size_t), intent(in) :: count
+    integer(c_int), intent(in) :: type
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_int) :: status
+    status = wrf_mpi_dot(ctx, x, y, out, count, type, int(comm%MPI_VAL, c_int))
+  end function dot_f08
+
+  function dot_int(ctx, x, y, out, count, type, comm) result(status)
+    type(c_ptr), intent(in) :: ctx
+    type(*), intent(in) :: x(*), y(*)
+    type(*), intent(inout) :: out
+    integer(c_size_t), intent(in) :: count
+    integer(c_int), intent(in) :: type
+    integer, intent(in) :: comm
+    integer(c_int) :: status
+    status = wrf_mpi_dot(ctx, x, y, out, count, type, int(comm, c_int))
+  end function dot_int
+
+  ! wr_status wr_mpi_nrm2(wr_context *ctx, const void *x, void *out, size_t count,
+  !                       wr_type type, MPI_Comm comm)
+  function nrm2_f08(ctx, x, out, count, type, comm) result(status)
+    type(c_ptr), intent(in) :: ctx
+    type(*), intent(in) :: x(*)
+    type(*), intent(inout) :: out
+    integer(c_size_t), intent(in) :: count
+    integer(c_int), intent(in) :: type
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_int) :: status
+    status = wrf_mpi_norm(0_c_int, ctx, x, out, count, type, int(comm%MPI_VAL, c_int))
+  end function nrm2_f08
+
+  function nrm2_int(ctx, x, out, count, type, comm) result(status)
+    type(c_ptr), intent(in) :: ctx
+    type(*), intent(in) :: x(*)
+    type(*), intent(inout) :: out
+    integer(c_size_t), intent(in) :: count
+    integer(c_int), intent(in) :: type
+    integer, intent(in) :: comm
+    integer(c_int) :: status
+    status = wrf_mpi_norm(0_c_int, ctx, x, out, count, type, int(comm, c_int))
+  end function nrm2_int
+
+  ! wr_status wr_mpi_asum(wr_context *ctx, const void *x, void *out, size_t count,
+  !                       wr_type type, MPI_Comm comm)
+  function asum_f08(ctx, x, out, count, type, comm) result(status)
+    type(c_ptr), intent(in) :: ctx
+    type(*), intent(in) :: x(*)
+    type(*), intent(inout) :: out
+    integer(c_size_t), intent(in) :: count
+    integer(c_int), intent(in) :: type
+    type(MPI_Comm), intent(in) :: comm
+    integer(c_int) :: status
+    status = wrf_mpi_norm(1_c_int, ctx, x, out, count, type, int(comm%MPI_VAL, c_int))
+  end function asum_f08
+
+  function asum_int(ctx, x, out, count, type, comm) result(status)
+    type(c_ptr), intent(in) :: ctx
+    type(*), intent(in) :: x(*)
+    type(*), intent(inout) :: out
+    integer(c_size_t), intent(in) :: count
+    integer(c_int), intent(in) :: type
+    integer, intent(in) :: comm
+    integer(c_int) :: status
+    status = wrf_mpi_norm(1_c_int, ctx, x, out, count, type, int(comm, c_int))
+  end function asum_int
 
 end module warpred_mpi

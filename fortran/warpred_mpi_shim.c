@@ -96,3 +96,19 @@ wr_status wrf_mpi_argmax(wr_context *ctx, const void *in, size_t count, wr_type 
     if (comm_f2c(ctx, "wr_mpi_argmax", comm, &c) != 0) return WR_ERR_INVALID_ARG;
     return wr_mpi_argmax(ctx, in, count, type, index, value, c);
 }
+
+wr_status wrf_mpi_dot(wr_context *ctx, const void *x, const void *y, void *out, size_t count, wr_type type,
+                      int comm)
+{
+    MPI_Comm c;
+    if (comm_f2c(ctx, "wr_mpi_dot", comm, &c) != 0) return WR_ERR_INVALID_ARG;
+    return wr_mpi_dot(ctx, x, y, out, count, type, c);
+}
+
+/* which: 0 wr_mpi_nrm2, 1 wr_mpi_asum (one shim for the two one-vector calls) */
+wr_status wrf_mpi_norm(int which, wr_context *ctx, const void *x, void *out, size_t count, wr_type type, int comm)
+{
+    MPI_Comm c;
+    if (comm_f2c(ctx, which ? "wr_mpi_asum" : "wr_mpi_nrm2", comm, &c) != 0) return WR_ERR_INVALID_ARG;
+    return (which ? wr_mpi_asum : wr_mpi_nrm2)(ctx, x, out, count, type, c);
+}

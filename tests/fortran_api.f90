@@ -12,7 +12,7 @@ program fortran_api
   implicit none
   integer, parameter :: n = 3001              ! odd, several blocks' worth
   integer, parameter :: rows = 37, cols = 101
-  integer, parameter :: planned = 51
+  integer, parameter :: planned = 59
   integer(c_int64_t), parameter :: mask32 = int(z'FFFFFFFF', c_int64_t)
   type(c_ptr) :: ctx
   integer, target :: checks = 0
@@ -215,6 +215,36 @@ program fortran_api
   at = 77
   st = wr_argmax(ctx, x, 0_c_size_t, WR_DOUBLE, at)
   call ok(st == WR_ERR_EMPTY .and. at == 77, 'argmax of nothing: WR_ERR_EMPTY, index untouched')
+
+  ! ---- dot products and norms ---------------------------------------------------
+  block
+    real(c_double) :: v(4) = [3.0_c_double, -4.0_c_double, 0.0_c_double, 12.0_c_double]
+    real(c_double) :: w(4) = [1.0_c_double, 1.0_c_double, 1.0_c_double, 1.0_c_double]
+    real(c_double) :: r, rows(2)
+    real(c_float) :: fv(2) = [3.0e30_c_float, 4.0e30_c_float], fr
+    type(wr_exact_sum) :: parts(WR_NRM2_PARTS)
+    integer(c_size_t) :: k
+    st = wr_dot(ctx, v, w, r, 4_c_size_t, WR_DOUBLE)
+    call ok(st == WR_SUCCESS .and. r == 11, 'wr_dot real(8)')
+    st = wr_nrm2(ctx, v, r, 4_c_size_t, WR_DOUBLE)
+    call ok(st == WR_SUCCESS .and. r == 13, 'wr_nrm2 real(8): 13')
+    st = wr_nrm2(ctx, fv, fr, 2_c_size_t, WR_FLOAT)
+    call ok(st == WR_SUCCESS .and. abs(fr - 5.0e30_c_float) < 1.0e24_c_float, 'wr_nrm2 real(4) of 3e30, 4e30: 5e30')
+    st = wr_asum(ctx, v, r, 4_c_size_t, WR_DOUBLE)
+    call ok(st == WR_SUCCESS .and. r == 19, 'wr_asum real(8)')
+    st = wr_argmax_abs(ctx, v, 4_c_size_t, WR_DOUBLE, k, r)
+    call ok(st == WR_SUCCESS .and. k == 3 .and. r == 12, 'wr_argmax_abs: index from 0, signed value')
+    st = wr_dot_rows(ctx, v, w, rows, 2_c_size_t, 2_c_size_t, WR_DOUBLE)
+    call ok(st == WR_SUCCESS .and. rows(1) == -1 .and. rows(2) == 12, 'wr_dot_rows 2 x 2')
+    do k = 1, WR_NRM2_PARTS
+      st = wr_exact_sum_init(parts(k))
+    end do
+    st = wr_nrm2_exact(ctx, v, 4_c_size_t, WR_DOUBLE, parts)
+    if (st == WR_SUCCESS) st = wr_exact_norm_round(parts, WR_DOUBLE, r)
+    call ok(st == WR_SUCCESS .and. r == 13, 'wr_nrm2_exact and wr_exact_norm_round: 13')
+    st = wr_dot(ctx, i32, i32, s32, 4_c_size_t, WR_INT32)
+    call ok(st == WR_ERR_UNSUPPORTED, 'wr_dot on int32: WR_ERR_UNSUPPORTED')
+  end block
 
   ! ---- errors and their text ------------------------------------------------------
   d = 42

@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "plugin.cuh"
+#include "dot.cuh"
 
 namespace wrcuda {
 
@@ -169,6 +170,7 @@ wr_status check_code(const cudaDeviceProp &p, const struct wr_host_api *host, co
     static const kernel_file files[] = {
         { "scan", probe_scan }, { "reduce", probe_reduce }, { "segments", probe_segments },
         { "exact sum", probe_exact }, { "segmented scan", probe_segscan },
+        { "dot products", probe_dot },
     };
     constexpr size_t nfiles = sizeof files / sizeof files[0];
     cudaFuncAttributes fa[nfiles];

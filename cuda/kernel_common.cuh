@@ -81,6 +81,64 @@ __device__ __forceinline__ void team_walk(const T *__restrict__ in, size_t b, si
     for (size_t q = rank; q < e - t0; q += team) elem(acc[1], in[t0 + q], t0 + q);
 }
 
+/*
+ * team_walk over two arrays at once, x[b..e) and y[b..e) (a dot product's
+ * inputs): elem(acc, x[i], y[i], i) for a scalar pair, vect(acc, xv, yv, i)
+ * for the vectors at index i.  Where x and y share their offset inside 16
+ * bytes (arrays from cudaMalloc, x == y, any two slices at the same index)
+ * it is team_walk's head, vectors and tail on both; where they do not, one
+ * of the two could not be read in 16-byte vectors, so both are read as
+ * scalars, kPairs elements of each in flight per thread (coalesced 4- or
+ * 8-byte loads still stream at memory speed with that many in flight).
+ * The order depends only on (b, e, team, rank) and the two offsets.
+ */
+constexpr int kPairs = 8;
+template <typename T, typename A, class Elem, class Vect>
+__device__ __forceinline__ void team_walk2(const T *__restrict__ x, const T *__restrict__ y, size_t b, size_t e,
+                                           size_t rank, size_t team, A (&acc)[kUnroll], Elem elem, Vect vect)
+{
+    constexpr size_t V = 16 / sizeof(T);
+    if (b >= e) return;
+    if ((((uintptr_t)x ^ (uintptr_t)y) & 15) != 0) {
+        size_t i = b + rank;
+        for (; i + (kPairs - 1) * team < e; i += kPairs * team) {
+            T xs[kPairs], ys[kPairs];
+#pragma unroll
+            for (int u = 0; u < kPairs; u++) {
+                xs[u] = x[i + u * team];
+                ys[u] = y[i + u * team];
+            }
+#pragma unroll
+            for (int u = 0; u < kPairs; u++) elem(acc[u % kUnroll], xs[u], ys[u], i + u * team);
+        }
+#pragma unroll
+        for (int u = 0; u < kPairs; u++)
+            if (i + u * team < e) elem(acc[u % kUnroll], x[i + u * team], y[i + u * team], i + u * team);
+        return;
+    }
+    size_t head = ((16 - ((uintptr_t)(x + b) & 15)) & 15) / sizeof(T);
+    if (head > e - b) head = e - b;
+    const size_t a0 = b + head, nv = (e - a0) / V, t0 = a0 + nv * V;
+    for (size_t q = rank; q < head; q += team) elem(acc[0], x[b + q], y[b + q], b + q);
+    const vec<T> *xp = reinterpret_cast<const vec<T> *>(x + a0);
+    const vec<T> *yp = reinterpret_cast<const vec<T> *>(y + a0);
+    size_t i = rank;
+    for (; i + (kUnroll - 1) * team < nv; i += kUnroll * team) {
+        vec<T> xv[kUnroll], yv[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) {
+            xv[u] = xp[i + u * team];
+            yv[u] = yp[i + u * team];
+        }
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) vect(acc[u], xv[u], yv[u], a0 + (i + u * team) * V);
+    }
+#pragma unroll
+    for (int u = 0; u < kUnroll; u++)
+        if (i + u * team < nv) vect(acc[u], xp[i + u * team], yp[i + u * team], a0 + (i + u * team) * V);
+    for (size_t q = rank; q < e - t0; q += team) elem(acc[1], x[t0 + q], y[t0 + q], t0 + q);
+}
+
 /* This thread's share of the reduction of in[b..e) by a team (the neutral
  * element if it had none); the team combines the shares. */
 template <class F, typename T>

@@ -13,8 +13,26 @@
 #include <atomic>
 #include <type_traits>
 #include "kernel_common.cuh"
+#include "dot.cuh"
 
 namespace wrcuda {
+
+/* Grid for a grid-strided pass over n elements: enough blocks to fill the
+ * device (one wave: every block resident, no partial last wave), more only
+ * where `chained` asks that no thread chains more than ~256 vectors (keeps
+ * the float error bound of DESIGN.md for any n; argmin/argmax are exact and
+ * do not need it), at most kMaxGrid. */
+unsigned reduce_grid(size_t n, size_t elem, int sms, int per_sm, bool chained)
+{
+    const size_t nv = n / (16 / elem) + 1;
+    const size_t per_iter = (size_t)kThreads * kUnroll;
+    size_t need = (nv + per_iter - 1) / per_iter;
+    size_t fill = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
+    size_t chain = chained ? (nv + per_iter * 64 - 1) / (per_iter * 64) : 0;
+    size_t g = need < fill ? need : (fill > chain ? fill : chain);
+    if (g > kMaxGrid) g = kMaxGrid;
+    return g ? (unsigned)g : 1u;
+}
 
 namespace {
 
@@ -48,23 +66,6 @@ k_reduce(const T *__restrict__ in, size_t n, T *__restrict__ part, unsigned *__r
     }
 }
 
-/* Grid for a grid-strided pass over n elements: enough blocks to fill the
- * device (one wave: every block resident, no partial last wave), more only
- * where `chained` asks that no thread chains more than ~256 vectors (keeps
- * the float error bound of DESIGN.md for any n; argmin/argmax are exact and
- * do not need it), at most kMaxGrid. */
-unsigned reduce_grid(size_t n, size_t elem, int sms, int per_sm, bool chained)
-{
-    const size_t nv = n / (16 / elem) + 1;
-    const size_t per_iter = (size_t)kThreads * kUnroll;
-    size_t need = (nv + per_iter - 1) / per_iter;
-    size_t fill = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
-    size_t chain = chained ? (nv + per_iter * 64 - 1) / (per_iter * 64) : 0;
-    size_t g = need < fill ? need : (fill > chain ? fill : chain);
-    if (g > kMaxGrid) g = kMaxGrid;
-    return g ? (unsigned)g : 1u;
-}
-
 struct reduce_fn {
     template <wr_op O, typename T>
     static wr_status run(strand &S, const void *in, size_t n, void *dst, const void *carry, done_sig ds, char *err)
@@ -96,25 +97,36 @@ __device__ __forceinline__ bool arg_better(T a, T b, bool is_max)
     return (a == a) & (is_max ? !(a >= b) : !(b >= a));
 }
 
+/* arg_better for argmin (M == kArgMin), argmax (kArgMax) or the argmax of
+ * |x| (kArgAbsMax: wr_argmax_abs, whose pairs keep x itself, sign and all,
+ * for the value output; fabs keeps a NaN a NaN). */
+constexpr int kArgMin = 0, kArgMax = 1, kArgAbsMax = 2;
+template <int M, typename T>
+__device__ __forceinline__ bool better(T a, T b)
+{
+    if constexpr (M == kArgAbsMax) return arg_better(fabs(a), fabs(b), true);
+    else return arg_better(a, b, M == kArgMax);
+}
+
 /* The winner of two candidates, whatever order they come in: the better
  * value, and on a tie (or two NaNs) the smaller index -- the rule of
  * wr_arg_better, which is stated for a candidate at the later index. */
-template <bool MAX, typename T>
+template <int M, typename T>
 __device__ __forceinline__ apair<T> pick(apair<T> a, apair<T> b)
 {
     if (a.i == kNone) return b;
     if (b.i == kNone) return a;
-    if (a.i < b.i) return arg_better(a.v, b.v, MAX) ? b : a;
-    return arg_better(b.v, a.v, MAX) ? a : b;
+    if (a.i < b.i) return better<M>(a.v, b.v) ? b : a;
+    return better<M>(b.v, a.v) ? a : b;
 }
 
-template <bool MAX, typename T>
+template <int M, typename T>
 __device__ __forceinline__ void visit(apair<T> &acc, T x, size_t i)
 {
-    if ((acc.i == kNone) | arg_better(acc.v, x, MAX)) { acc.v = x; acc.i = i; }   /* | : no branch */
+    if ((acc.i == kNone) | better<M>(acc.v, x)) { acc.v = x; acc.i = i; }   /* | : no branch */
 }
 
-template <bool MAX, typename T>
+template <int M, typename T>
 __device__ __forceinline__ apair<T> warp_pick(apair<T> a)
 {
 #pragma unroll
@@ -122,21 +134,21 @@ __device__ __forceinline__ apair<T> warp_pick(apair<T> a)
         apair<T> b;
         b.i = __shfl_xor_sync(warpred::full_mask, a.i, off);
         b.v = __shfl_xor_sync(warpred::full_mask, a.v, off);
-        a = pick<MAX>(a, b);
+        a = pick<M>(a, b);
     }
     return a;
 }
 
 /* Block-wide pick with one barrier (block_reduce's relay, for pairs). */
-template <bool MAX, typename T>
+template <int M, typename T>
 __device__ __forceinline__ apair<T> block_pick(apair<T> a, apair<T> *s)
 {
     const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32;
-    a = warp_pick<MAX>(a);
+    a = warp_pick<M>(a);
     if (lane == 0) s[w] = a;
     __syncthreads();
     if (lane < kThreads / 32) a = s[lane]; else a.i = kNone;
-    return warp_pick<MAX>(a);
+    return warp_pick<M>(a);
 }
 
 /* The best element of one vector and its offset there: a pairwise
@@ -144,17 +156,17 @@ __device__ __forceinline__ apair<T> block_pick(apair<T> a, apair<T> *s)
  * arg_better, so a tie (or two NaNs) keeps the lower offset.  Ordering the
  * candidates by (better value, lower index) is a total order, so the
  * tournament picks what a left-to-right scan would. */
-template <bool MAX, typename T>
+template <int M, typename T>
 __device__ __forceinline__ T vpick(const vec<T> &x, unsigned &o)
 {
     if constexpr (sizeof(T) == 4) {
-        const bool b01 = arg_better(x.v[0], x.v[1], MAX), b23 = arg_better(x.v[2], x.v[3], MAX);
+        const bool b01 = better<M>(x.v[0], x.v[1]), b23 = better<M>(x.v[2], x.v[3]);
         const T a = b01 ? x.v[1] : x.v[0], c = b23 ? x.v[3] : x.v[2];
-        const bool bac = arg_better(a, c, MAX);
+        const bool bac = better<M>(a, c);
         o = bac ? (b23 ? 3u : 2u) : (b01 ? 1u : 0u);
         return bac ? c : a;
     } else {
-        const bool b = arg_better(x.v[0], x.v[1], MAX);
+        const bool b = better<M>(x.v[0], x.v[1]);
         o = b ? 1u : 0u;
         return b ? x.v[1] : x.v[0];
     }
@@ -166,22 +178,22 @@ __device__ __forceinline__ T vpick(const vec<T> &x, unsigned &o)
  * and only that candidate meets the accumulator: one "no element yet" test,
  * one full comparison and one 64-bit index per vector instead of per
  * element (the per-element work held argmax below the copy ceiling). */
-template <bool MAX, typename T>
+template <int M, typename T>
 __device__ __forceinline__ apair<T> team_pick(const T *__restrict__ in, size_t n, size_t rank, size_t team)
 {
     apair<T> acc[kUnroll];
 #pragma unroll
     for (int u = 0; u < kUnroll; u++) { acc[u].i = kNone; acc[u].v = T(); }
     team_walk(in, 0, n, rank, team, acc,
-              [](apair<T> &a, T x, size_t i) { visit<MAX>(a, x, i); },
+              [](apair<T> &a, T x, size_t i) { visit<M>(a, x, i); },
               [](apair<T> &a, const vec<T> &x, size_t i) {
                   unsigned o;
-                  visit<MAX>(a, vpick<MAX>(x, o), i + o);
+                  visit<M>(a, vpick<M>(x, o), i + o);
               });
-    return pick<MAX>(pick<MAX>(acc[0], acc[1]), pick<MAX>(acc[2], acc[3]));
+    return pick<M>(pick<M>(acc[0], acc[1]), pick<M>(acc[2], acc[3]));
 }
 
-template <bool MAX, typename T>
+template <int M, typename T>
 __global__ void __launch_bounds__(kThreads)
 k_argext(const T *__restrict__ in, size_t n, size_t base, apair<T> *__restrict__ part,
          unsigned *__restrict__ ctr, apair<T> *dst, const apair<T> *carry, size_t *idx_out, T *val_out,
@@ -189,8 +201,8 @@ k_argext(const T *__restrict__ in, size_t n, size_t base, apair<T> *__restrict__
 {
     __shared__ apair<T> s[32];
     __shared__ int s_last;
-    apair<T> r = team_pick<MAX>(in, n, (size_t)blockIdx.x * kThreads + threadIdx.x, (size_t)gridDim.x * kThreads);
-    r = block_pick<MAX>(r, s);
+    apair<T> r = team_pick<M>(in, n, (size_t)blockIdx.x * kThreads + threadIdx.x, (size_t)gridDim.x * kThreads);
+    r = block_pick<M>(r, s);
     if (gridDim.x > 1) {
         if (threadIdx.x == 0) {
             part[blockIdx.x] = r;
@@ -205,13 +217,13 @@ k_argext(const T *__restrict__ in, size_t n, size_t base, apair<T> *__restrict__
             apair<T> b;
             b.i = ld_volatile(&part[j].i);
             b.v = ld_volatile(&part[j].v);
-            a = pick<MAX>(a, b);
+            a = pick<M>(a, b);
         }
-        r = block_pick<MAX>(a, s);
+        r = block_pick<M>(a, s);
     }
     if (threadIdx.x == 0) {
         r.i += base;
-        if (carry) r = pick<MAX>(*carry, r);
+        if (carry) r = pick<M>(*carry, r);
         if (dst) *dst = r;
         /* the caller's own outputs, when the device reaches them: no copy
          * after the kernel (each would be a node of its own in a graph, and
@@ -234,11 +246,13 @@ __global__ void k_store(void *dst, unsigned long long bits, unsigned bytes)
 
 struct argext_fn {
     template <typename T>
-    static wr_status run(strand &S, const void *in, size_t n, int is_max, size_t base, void *dst,
+    static wr_status run(strand &S, const void *in, size_t n, int mode, size_t base, void *dst,
                          const void *carry, size_t *idx_out, void *val_out, done_sig ds, char *err)
     {
         static std::atomic<int> per_sm{0};
-        auto k = is_max ? k_argext<true, T> : k_argext<false, T>;
+        auto k = mode == kArgMax ? k_argext<kArgMax, T> : k_argext<kArgMin, T>;
+        if constexpr (std::is_floating_point<T>::value)
+            if (mode == kArgAbsMax) k = k_argext<kArgAbsMax, T>;
         if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
         unsigned g = reduce_grid(n, sizeof(T), S.sms, per_sm.load(std::memory_order_relaxed), false);
         k<<<g, kThreads, 0, S.st>>>((const T *)in, n, base, (apair<T> *)S.part, S.ctr,
@@ -261,7 +275,15 @@ wr_status launch_reduce(strand &S, const void *in, size_t n, wr_type t, wr_op o,
 wr_status launch_argext(strand &S, const void *in, size_t n, wr_type t, int is_max, size_t base,
                         void *dst, const void *carry, size_t *index_out, void *value_out, done_sig ds, char *err)
 {
-    return dispatch_type<argext_fn>(t, S, in, n, is_max, base, dst, carry, index_out, value_out, ds, err);
+    return dispatch_type<argext_fn>(t, S, in, n, is_max ? kArgMax : kArgMin, base, dst, carry, index_out, value_out,
+                                    ds, err);
+}
+
+wr_status launch_iamax(strand &S, const void *in, size_t n, wr_type t, size_t base, void *dst, const void *carry,
+                       size_t *index_out, void *value_out, done_sig ds, char *err)
+{
+    if (t != WR_FLOAT && t != WR_DOUBLE) return WR_ERR_UNSUPPORTED;
+    return dispatch_type<argext_fn>(t, S, in, n, kArgAbsMax, base, dst, carry, index_out, value_out, ds, err);
 }
 
 wr_status launch_store(strand &S, void *dst, const void *elem, size_t bytes, char *err)

@@ -175,34 +175,119 @@ __device__ __forceinline__ void acc_zero(wrx_acc *acc, unsigned me, unsigned n)
     }
 }
 
-/* This thread's share of in[b..e) (team of `team`, this one number `lane`)
- * into one expansion; the elements it cannot add exactly go to acc. */
-template <typename T>
-__device__ __forceinline__ fpe<T> share_exact(const T *__restrict__ in, size_t b, size_t e, size_t lane,
-                                             size_t team, wrx_acc *acc)
+/* ---- two expansions: exact products of double data ----------------------------------- */
+
+/*
+ * A product of doubles (or a norm's square) is split exactly as hi = x*y and
+ * lo = fma(x, y, -hi) (hi + lo == x*y while the product stays inside the
+ * range of doubles); the his are summed in one expansion, the los in another:
+ * a lo is some 2^-53 of its hi, and in the his' expansion it would rarely
+ * verify.  The his are the elements (their flags, their sign of zero); the
+ * los only values.  bad: a norm saw an element outside the range where its
+ * squares are exact without scaling (dot.cuh).
+ */
+struct fpe2 { fpe<double> hi, lo; unsigned bad; };
+
+/* Flags bit of an accumulator: a norm's element was outside [2^-484, 2^480]
+ * (travels with the accumulator from block to block and chunk to chunk). */
+constexpr uint32_t kOutside = 0x40u;
+
+__device__ __forceinline__ void fpe_init(fpe2 &a)
 {
-    constexpr int V = 16 / sizeof(T);
-    fpe<T> a[kUnroll];
+    fpe_init(a.hi);
+    fpe_init(a.lo);
+    a.bad = 0;
+}
+
+/* Add his h[0..V) and los l[0..V): all or nothing. */
+template <int V>
+__device__ __forceinline__ bool fpe_try2(fpe2 &a, const double *h, const double *l)
+{
+    fpe<double> x = a.hi, y = a.lo;
+    const bool ok = fpe_try<V>(x, h) & fpe_try<V>(y, l);
+    if (ok) {
+        a.hi = x;
+        a.lo = y;
+    }
+    return ok;
+}
+
+__device__ __forceinline__ bool fpe_merge(fpe2 &a, const fpe2 &b)
+{
+    fpe<double> x = a.hi, y = a.lo;
+    const bool ok = fpe_merge(x, b.hi) & fpe_merge(y, b.lo);
+    if (ok) {
+        a.hi = x;
+        a.lo = y;
+        a.bad |= b.bad;
+    }
+    return ok;
+}
+
+__device__ __forceinline__ fpe2 fpe_shfl_xor(const fpe2 &a, unsigned off)
+{
+    fpe2 o;
+    o.hi = fpe_shfl_xor(a.hi, off);
+    o.lo = fpe_shfl_xor(a.lo, off);
+    o.bad = __shfl_xor_sync(warpred::full_mask, a.bad, off);
+    return o;
+}
+
+__device__ __forceinline__ void acc_flush(wrx_acc *acc, const fpe2 &a)
+{
+    acc_flush(acc, a.hi);
+    if (a.lo.h != 0) acc_add(acc, a.lo.h, false);
+    if (a.lo.l != 0) acc_add(acc, a.lo.l, false);
+    if (a.bad) atomicOr(&acc->flags, kOutside | kUsed);
+}
+
+/* The correctly rounded double of an exact fpe2, when the two expansions
+ * merge exactly (a zero lo expansion is left out: its sign of zero means
+ * nothing). */
+__device__ __forceinline__ bool fpe2_value(const fpe2 &a, double *r)
+{
+    if (a.lo.h == 0 && a.lo.l == 0) {
+        *r = wrx_pair_round_f64(a.hi.h, a.hi.l);
+        return true;
+    }
+    double h = a.hi.h, l = a.hi.l;
+    if (!wrx_pair_merge(&h, &l, a.lo.h, a.lo.l)) return false;
+    *r = wrx_pair_round_f64(h, l);
+    return true;
+}
+
+template <int V> struct dvec { double v[V]; };
+
+/* The element-by-element retries (as fpe_careful) of values already in
+ * double: products of floats (elements), and his (elements) with their los. */
+template <int V>
+__device__ __noinline__ fpe<double> fpe_careful_d(fpe<double> a, dvec<V> p, wrx_acc *acc)
+{
 #pragma unroll
-    for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
-    team_walk(in, b, e, lane, team, a,
-              [acc](fpe<T> &f, T x, size_t) { if (!fpe_try<1>(f, &x)) f = fpe_careful1(f, x, acc); },
-              [acc](fpe<T> &f, const vec<T> &v, size_t) { if (!fpe_try<V>(f, v.v)) f = fpe_careful(f, v, acc); });
-    fpe<T> r = a[0];
+    for (int j = 0; j < V; j++)
+        if (!fpe_try<1>(a, &p.v[j])) acc_add(acc, p.v[j], true);
+    return a;
+}
+
+template <int V>
+__device__ __noinline__ fpe2 fpe_careful2(fpe2 a, dvec<V> h, dvec<V> l, wrx_acc *acc)
+{
 #pragma unroll
-    for (int u = 1; u < kUnroll; u++)
-        if (!fpe_merge(r, a[u])) acc_flush(acc, a[u]);
-    return r;
+    for (int j = 0; j < V; j++) {
+        if (!fpe_try<1>(a.hi, &h.v[j])) acc_add(acc, h.v[j], true);
+        if (l.v[j] != 0 && !fpe_try<1>(a.lo, &l.v[j])) acc_add(acc, l.v[j], false);
+    }
+    return a;
 }
 
 /* Verified butterfly over groups of `width` lanes (a power of two): every
  * lane of a group ends with the group's sum, and ok says whether every
  * addition in the group was exact (the same on all its lanes). */
-template <typename T>
-__device__ __forceinline__ bool fpe_butterfly(fpe<T> &a, unsigned width, bool ok)
+template <class FE>
+__device__ __forceinline__ bool fpe_butterfly(FE &a, unsigned width, bool ok)
 {
     for (unsigned off = width / 2; off > 0; off /= 2) {
-        const fpe<T> o = fpe_shfl_xor(a, off);
+        const FE o = fpe_shfl_xor(a, off);
         const bool oo = __shfl_xor_sync(warpred::full_mask, ok, off);
         ok = ok & oo & fpe_merge(a, o);
     }
@@ -220,11 +305,397 @@ __device__ __noinline__ T acc_round(wrx_acc *acc)
     return from_bits<T>(wrx_round_bits_inplace(acc, sizeof(T) == 8));
 }
 
-/* The end of a segment's sum by one thread: acc (+ *carry_in) into
- * *carry_out (normalised), or rounded into *dst.  Out of line: the kernels'
- * registers are for their loops. */
+/* Normalise a (shared) accumulator, out of line. */
+__device__ __noinline__ void acc_normalize(wrx_acc *acc) { wrx_normalize(acc); }
+
+/* ---- what an exact kernel sums ------------------------------------------------------ */
+
+/*
+ * The kernels below take a source (Src) that says what they sum:
+ *   out_t             the element type of the results;
+ *   fe                the front end a thread keeps;
+ *   kV                elements of an input in 16 bytes (for the mappings);
+ *   share(b, e, lane, team, acc)  this thread's share of elements [b, e)
+ *                     (a team of `team`, this one number `lane`) in one
+ *                     front end; what it cannot add exactly goes to acc;
+ *   guess(b, e, lane, team, ok)   the same where nothing may go to an
+ *                     accumulator: ok turns false when something did not verify;
+ *   fin_fe(a, dst)    the result from a front end a holding the whole sum
+ *                     exactly, into *dst; false (nothing written) when it
+ *                     cannot be had from a;
+ *   fin_acc(acc, dst) the result from an accumulator holding the whole
+ *                     sum (normalises it);
+ *   skip()            the kernel has nothing to do (a norm's scaled pass
+ *                     that the first pass did not ask for).
+ * A result that is not a rounded sum (a norm) is written only by fin_*.
+ */
+
+template <typename T> __device__ __forceinline__ T absv(T x);
+template <> __device__ __forceinline__ float absv<float>(float x) { return fabsf(x); }
+template <> __device__ __forceinline__ double absv<double>(double x) { return fabs(x); }
+
+/* float/double SUM: the elements. */
 template <typename T>
-__device__ __noinline__ void seg_finish(wrx_acc *acc, const wrx_acc *carry_in, wrx_acc *carry_out, T *dst)
+struct xsum_src {
+    typedef T out_t;
+    typedef fpe<T> fe;
+    static constexpr int kV = 16 / sizeof(T);
+    static constexpr int kMinBlocks = sizeof(T) == 4 ? 4 : 1;
+    const T *in;
+    __device__ __forceinline__ bool skip() const { return false; }
+    __device__ __forceinline__ fe share(size_t b, size_t e, size_t lane, size_t team, wrx_acc *acc) const
+    {
+        fe a[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
+        team_walk(in, b, e, lane, team, a,
+                  [acc](fe &f, T x, size_t) { if (!fpe_try<1>(f, &x)) f = fpe_careful1(f, x, acc); },
+                  [acc](fe &f, const vec<T> &v, size_t) { if (!fpe_try<kV>(f, v.v)) f = fpe_careful(f, v, acc); });
+        fe r = a[0];
+#pragma unroll
+        for (int u = 1; u < kUnroll; u++)
+            if (!fpe_merge(r, a[u])) acc_flush(acc, a[u]);
+        return r;
+    }
+    __device__ __forceinline__ fe guess(size_t b, size_t e, size_t lane, size_t team, bool &ok) const
+    {
+        fe a[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
+        /* optimistic: an element that is not exact only marks the sum */
+        team_walk(in, b, e, lane, team, a, [&ok](fe &f, T x, size_t) { ok &= fpe_try<1>(f, &x); },
+                  [&ok](fe &f, const vec<T> &v, size_t) { ok &= fpe_try<kV>(f, v.v); });
+        fe r = a[0];
+#pragma unroll
+        for (int u = 1; u < kUnroll; u++) ok &= fpe_merge(r, a[u]);
+        return r;
+    }
+    __device__ __forceinline__ bool fin_fe(const fe &a, T *dst) const
+    {
+        *dst = fpe_round(a);
+        return true;
+    }
+    __device__ __forceinline__ void fin_acc(wrx_acc *acc, T *dst) const { *dst = acc_round<T>(acc); }
+};
+
+/* asum: the elements' magnitudes (exact). */
+template <typename T>
+struct xasum_src : xsum_src<T> {
+    typedef fpe<T> fe;
+    static constexpr int kV = 16 / sizeof(T);
+    static constexpr int kMinBlocks = 1;
+    __device__ static __forceinline__ vec<T> vabs(const vec<T> &v)
+    {
+        vec<T> r;
+#pragma unroll
+        for (int j = 0; j < kV; j++) r.v[j] = absv(v.v[j]);
+        return r;
+    }
+    __device__ __forceinline__ fe share(size_t b, size_t e, size_t lane, size_t team, wrx_acc *acc) const
+    {
+        fe a[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
+        team_walk(this->in, b, e, lane, team, a,
+                  [acc](fe &f, T x, size_t) {
+                      x = absv(x);
+                      if (!fpe_try<1>(f, &x)) f = fpe_careful1(f, x, acc);
+                  },
+                  [acc](fe &f, const vec<T> &v0, size_t) {
+                      const vec<T> v = vabs(v0);
+                      if (!fpe_try<kV>(f, v.v)) f = fpe_careful(f, v, acc);
+                  });
+        fe r = a[0];
+#pragma unroll
+        for (int u = 1; u < kUnroll; u++)
+            if (!fpe_merge(r, a[u])) acc_flush(acc, a[u]);
+        return r;
+    }
+};
+
+/* The products of float data, exact in double. */
+__device__ __forceinline__ double fprod(float x, float y) { return __dmul_rn((double)x, (double)y); }
+
+/* dot, float: the exact products, summed in a pair. */
+struct xdotf_src {
+    typedef float out_t;
+    typedef fpe<double> fe;
+    static constexpr int kV = 4;
+    static constexpr int kMinBlocks = 1;
+    const float *x, *y;
+    __device__ __forceinline__ bool skip() const { return false; }
+    __device__ __forceinline__ fe walk(size_t b, size_t e, size_t lane, size_t team, wrx_acc *acc, bool *ok) const
+    {
+        fe a[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
+        team_walk2(x, y, b, e, lane, team, a,
+                   [acc, ok](fe &f, float xi, float yi, size_t) {
+                       const double p = fprod(xi, yi);
+                       if (fpe_try<1>(f, &p)) return;
+                       if (ok) *ok = false;
+                       else f = fpe_careful1(f, p, acc);
+                   },
+                   [acc, ok](fe &f, const vec<float> &xv, const vec<float> &yv, size_t) {
+                       dvec<4> p;
+#pragma unroll
+                       for (int j = 0; j < 4; j++) p.v[j] = fprod(xv.v[j], yv.v[j]);
+                       if (fpe_try<4>(f, p.v)) return;
+                       if (ok) *ok = false;
+                       else f = fpe_careful_d<4>(f, p, acc);
+                   });
+        fe r = a[0];
+#pragma unroll
+        for (int u = 1; u < kUnroll; u++)
+            if (!fpe_merge(r, a[u])) {
+                if (ok) *ok = false;
+                else acc_flush(acc, a[u]);
+            }
+        return r;
+    }
+    __device__ __forceinline__ fe share(size_t b, size_t e, size_t lane, size_t team, wrx_acc *acc) const
+    {
+        return walk(b, e, lane, team, acc, nullptr);
+    }
+    __device__ __forceinline__ fe guess(size_t b, size_t e, size_t lane, size_t team, bool &ok) const
+    {
+        return walk(b, e, lane, team, nullptr, &ok);
+    }
+    __device__ __forceinline__ bool fin_fe(const fe &a, float *dst) const
+    {
+        *dst = from_bits<float>(wrx_pair_round_bits(a.h, a.l, 0));
+        return true;
+    }
+    __device__ __forceinline__ void fin_acc(wrx_acc *acc, float *dst) const { *dst = acc_round<float>(acc); }
+};
+
+/* dot, double: his and los. */
+struct xdotd_src {
+    typedef double out_t;
+    typedef fpe2 fe;
+    static constexpr int kV = 2;
+    static constexpr int kMinBlocks = 1;
+    const double *x, *y;
+    __device__ __forceinline__ bool skip() const { return false; }
+    __device__ __forceinline__ fe walk(size_t b, size_t e, size_t lane, size_t team, wrx_acc *acc, bool *ok) const
+    {
+        fe a[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
+        team_walk2(x, y, b, e, lane, team, a,
+                   [acc, ok](fe &f, double xi, double yi, size_t) {
+                       dvec<1> h, l;
+                       h.v[0] = __dmul_rn(xi, yi);
+                       l.v[0] = __fma_rn(xi, yi, -h.v[0]);
+                       if (fpe_try2<1>(f, h.v, l.v)) return;
+                       if (ok) *ok = false;
+                       else f = fpe_careful2<1>(f, h, l, acc);
+                   },
+                   [acc, ok](fe &f, const vec<double> &xv, const vec<double> &yv, size_t) {
+                       dvec<2> h, l;
+#pragma unroll
+                       for (int j = 0; j < 2; j++) {
+                           h.v[j] = __dmul_rn(xv.v[j], yv.v[j]);
+                           l.v[j] = __fma_rn(xv.v[j], yv.v[j], -h.v[j]);
+                       }
+                       if (fpe_try2<2>(f, h.v, l.v)) return;
+                       if (ok) *ok = false;
+                       else f = fpe_careful2<2>(f, h, l, acc);
+                   });
+        fe r = a[0];
+#pragma unroll
+        for (int u = 1; u < kUnroll; u++)
+            if (!fpe_merge(r, a[u])) {
+                if (ok) *ok = false;
+                else acc_flush(acc, a[u]);
+            }
+        return r;
+    }
+    __device__ __forceinline__ fe share(size_t b, size_t e, size_t lane, size_t team, wrx_acc *acc) const
+    {
+        return walk(b, e, lane, team, acc, nullptr);
+    }
+    __device__ __forceinline__ fe guess(size_t b, size_t e, size_t lane, size_t team, bool &ok) const
+    {
+        return walk(b, e, lane, team, nullptr, &ok);
+    }
+    __device__ __forceinline__ bool fin_fe(const fe &a, double *dst) const { return fpe2_value(a, dst); }
+    __device__ __forceinline__ void fin_acc(wrx_acc *acc, double *dst) const { *dst = acc_round<double>(acc); }
+};
+
+/* The result of a norm whose sum of squares had an infinity or a NaN: the
+ * bits of wrx_round_bits (+inf, or its NaN), no square root taken. */
+__device__ __forceinline__ bool norm_special(const wrx_acc *acc, int is_double, uint64_t *bits)
+{
+    if (!(acc->flags & (WRX_NAN | WRX_PINF | WRX_NINF))) return false;
+    *bits = wrx_special_bits(acc->flags, is_double);
+    return true;
+}
+
+/* nrm2, float: squares exact in double, the sum rounded to double, its
+ * square root rounded to float (sqrt in double then float rounds once:
+ * 53 >= 2 * 24 + 2). */
+struct xnrm2f_src {
+    typedef float out_t;
+    typedef fpe<double> fe;
+    static constexpr int kV = 4;
+    static constexpr int kMinBlocks = 1;
+    const float *x;
+    __device__ __forceinline__ bool skip() const { return false; }
+    __device__ __forceinline__ fe share(size_t b, size_t e, size_t lane, size_t team, wrx_acc *acc) const
+    {
+        fe a[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
+        team_walk(x, b, e, lane, team, a,
+                  [acc](fe &f, float xi, size_t) {
+                      const double p = fprod(xi, xi);
+                      if (!fpe_try<1>(f, &p)) f = fpe_careful1(f, p, acc);
+                  },
+                  [acc](fe &f, const vec<float> &xv, size_t) {
+                      dvec<4> p;
+#pragma unroll
+                      for (int j = 0; j < 4; j++) p.v[j] = fprod(xv.v[j], xv.v[j]);
+                      if (!fpe_try<4>(f, p.v)) f = fpe_careful_d<4>(f, p, acc);
+                  });
+        fe r = a[0];
+#pragma unroll
+        for (int u = 1; u < kUnroll; u++)
+            if (!fpe_merge(r, a[u])) acc_flush(acc, a[u]);
+        return r;
+    }
+    __device__ __forceinline__ bool fin_fe(const fe &a, float *dst) const
+    {
+        *dst = __double2float_rn(__dsqrt_rn(wrx_pair_round_f64(a.h, a.l)));
+        return true;
+    }
+    __device__ __forceinline__ void fin_acc(wrx_acc *acc, float *dst) const
+    {
+        uint64_t b;
+        if (norm_special(acc, 0, &b)) *dst = from_bits<float>(b);
+        else *dst = __double2float_rn(__dsqrt_rn(acc_round<double>(acc)));
+    }
+};
+
+/* x * 2^k rounded once, k in [-1074, 2046] (a product with a power of two
+ * that is a double; k above 1023 in two steps, the first exact where it
+ * matters: it overflows only where the result does). */
+__device__ __forceinline__ double mul_pow2(double x, int k)
+{
+    if (k > 1023) {
+        x *= 0x1p1023;
+        k -= 1023;
+    }
+    const double p = k >= -1022 ? __longlong_as_double((long long)(k + 1023) << 52)
+                                : __longlong_as_double(1ll << (k + 1074));
+    return __dmul_rn(x, p);
+}
+
+/* nrm2, double, the first pass: the exact squares as they are, and whether
+ * an element lies outside [2^-484, 2^480] (then fin_* ask for the scaled
+ * pass: ctl[0] = 1; else they write the norm and ctl[0] = 0). */
+__device__ __forceinline__ unsigned outside(double x)
+{
+    const double a = fabs(x);
+    return (a != 0) & ((a < 0x1p-484) | ((a > 0x1p480) & (a <= 0x1.fffffffffffffp1023)));
+}
+
+struct xnrm2d_src {
+    typedef double out_t;
+    typedef fpe2 fe;
+    static constexpr int kV = 2;
+    static constexpr int kMinBlocks = 1;
+    const double *x;
+    unsigned long long *ctl;        /* dot.cuh's control words */
+    int scaled;                     /* the second pass: elements times 2^-e (e of ctl[1]) */
+    __device__ __forceinline__ bool skip() const
+    {
+        return scaled && *(const volatile unsigned long long *)ctl == 0;
+    }
+    /* the exponent e of frexp(max |x|) (ctl[1]) */
+    __device__ __forceinline__ int scale_exp() const
+    {
+        int e;
+        (void)frexp(__longlong_as_double((long long)ctl[1]), &e);
+        return e;
+    }
+    __device__ __forceinline__ fe share(size_t b, size_t e, size_t lane, size_t team, wrx_acc *acc) const
+    {
+        fe a[kUnroll];
+#pragma unroll
+        for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
+        const int k = scaled ? -scale_exp() : 0;
+        if (scaled)
+            team_walk(x, b, e, lane, team, a, [acc, k](fe &f, double xi, size_t) { sq1(f, mul_pow2(xi, k), acc); },
+                      [acc, k](fe &f, const vec<double> &xv, size_t) {
+                          vec<double> y;
+                          y.v[0] = mul_pow2(xv.v[0], k);
+                          y.v[1] = mul_pow2(xv.v[1], k);
+                          sq2(f, y, acc);
+                      });
+        else
+            team_walk(x, b, e, lane, team, a,
+                      [acc](fe &f, double xi, size_t) {
+                          f.bad |= outside(xi);
+                          sq1(f, xi, acc);
+                      },
+                      [acc](fe &f, const vec<double> &xv, size_t) {
+                          f.bad |= outside(xv.v[0]) | outside(xv.v[1]);
+                          sq2(f, xv, acc);
+                      });
+        fe r = a[0];
+#pragma unroll
+        for (int u = 1; u < kUnroll; u++)
+            if (!fpe_merge(r, a[u])) acc_flush(acc, a[u]);
+        return r;
+    }
+    __device__ static __forceinline__ void sq1(fe &f, double xi, wrx_acc *acc)
+    {
+        dvec<1> h, l;
+        h.v[0] = __dmul_rn(xi, xi);
+        l.v[0] = __fma_rn(xi, xi, -h.v[0]);
+        if (!fpe_try2<1>(f, h.v, l.v)) f = fpe_careful2<1>(f, h, l, acc);
+    }
+    __device__ static __forceinline__ void sq2(fe &f, const vec<double> &xv, wrx_acc *acc)
+    {
+        dvec<2> h, l;
+#pragma unroll
+        for (int j = 0; j < 2; j++) {
+            h.v[j] = __dmul_rn(xv.v[j], xv.v[j]);
+            l.v[j] = __fma_rn(xv.v[j], xv.v[j], -h.v[j]);
+        }
+        if (!fpe_try2<2>(f, h.v, l.v)) f = fpe_careful2<2>(f, h, l, acc);
+    }
+    __device__ __forceinline__ double unscale(double r) const { return scaled ? mul_pow2(r, scale_exp()) : r; }
+    __device__ __forceinline__ bool fin_fe(const fe &a, double *dst) const
+    {
+        double s;
+        if (a.bad || !fpe2_value(a, &s)) return false;
+        *dst = unscale(__dsqrt_rn(s));
+        ctl[0] = 0;
+        return true;
+    }
+    __device__ __forceinline__ void fin_acc(wrx_acc *acc, double *dst) const
+    {
+        uint64_t b;
+        if (norm_special(acc, 1, &b)) {
+            *dst = from_bits<double>(b);
+            ctl[0] = 0;
+        } else if (!scaled && (acc->flags & kOutside)) {
+            ctl[0] = 1;                     /* the scaled pass writes *dst */
+        } else {
+            *dst = unscale(__dsqrt_rn(acc_round<double>(acc)));
+            ctl[0] = 0;
+        }
+    }
+};
+
+/* The end of a segment's sum by one thread: acc (+ *carry_in) into
+ * *carry_out (normalised), or its result into *dst.  Out of line: the
+ * kernels' registers are for their loops. */
+template <class Src>
+__device__ __noinline__ void seg_finish(const Src &src, wrx_acc *acc, const wrx_acc *carry_in, wrx_acc *carry_out,
+                                        typename Src::out_t *dst)
 {
     if (carry_in) wrx_merge(acc, carry_in);
     if (carry_out) {
@@ -234,12 +705,9 @@ __device__ __noinline__ void seg_finish(wrx_acc *acc, const wrx_acc *carry_in, w
         carry_out->flags = acc->flags;
         carry_out->load = acc->load;
     } else if (dst) {
-        *dst = acc_round<T>(acc);
+        src.fin_acc(acc, dst);
     }
 }
-
-/* Normalise a (shared) accumulator, out of line. */
-__device__ __noinline__ void acc_normalize(wrx_acc *acc) { wrx_normalize(acc); }
 
 /* ---- where a segment begins (as segments.cu's segsrc) -------------------------- */
 
@@ -254,7 +722,10 @@ struct xsrc {
 
 /* The most elements a block adds to its shared accumulator between
  * normalisations: each adds less than 2^32 to a digit, and 2^28 (plus the
- * flushes of the block's expansions) keeps every digit below 2^61. */
+ * flushes of the block's expansions) keeps every digit below 2^61.  (A
+ * product adds two values, a hi and a lo, of which the lo's three pieces
+ * are more than 2^32 below the hi's lowest: still at most two additions
+ * to a digit an element.) */
 constexpr size_t kPieceMax = (size_t)1 << 28;
 
 /* Device accumulators of the segments cut into pieces: the strand's scratch
@@ -265,16 +736,17 @@ struct xglob {
     unsigned *ctr;          /* their arrival counters (kept zero) */
 };
 
-/* The block's exact result of in[pb..pe) into acc (shared, zeroed) and, when
+/* The block's exact result of [pb..pe) into acc (shared, zeroed) and, when
  * that stayed unused, into *res (thread 0): returns (to every thread)
  * whether acc holds the result instead. */
-template <typename T>
-__device__ __forceinline__ bool block_exact(const T *__restrict__ in, size_t pb, size_t pe, wrx_acc *acc,
-                                            fpe<T> *s_w, int *s_ok, fpe<T> &res)
+template <class Src>
+__device__ __forceinline__ bool block_exact(const Src &src, size_t pb, size_t pe, wrx_acc *acc,
+                                            typename Src::fe *s_w, int *s_ok, typename Src::fe &res)
 {
+    typedef typename Src::fe FE;
     const unsigned lane = threadIdx.x & 31, w = threadIdx.x / 32;
-    fpe<T> a = share_exact(in, pb, pe, threadIdx.x, kThreads, acc);
-    const fpe<T> mine = a;
+    FE a = src.share(pb, pe, threadIdx.x, kThreads, acc);
+    const FE mine = a;
     bool ok = fpe_butterfly(a, 32, true);
     if (!ok) acc_flush(acc, mine);                     /* the warp's sum is not exact: each lane's own */
     if (lane == 0) {
@@ -283,11 +755,11 @@ __device__ __forceinline__ bool block_exact(const T *__restrict__ in, size_t pb,
     }
     __syncthreads();
     if (w == 0) {
-        fpe<T> b;
+        FE b;
         bool bok = true;
         fpe_init(b);
         if (lane < kThreads / 32 && s_ok[lane]) b = s_w[lane];
-        fpe<T> c = b;
+        FE c = b;
         bok = fpe_butterfly(c, 32, bok);
         if (!bok && lane < kThreads / 32 && s_ok[lane]) acc_flush(acc, b);
         if (lane == 0 && bok) {
@@ -299,47 +771,50 @@ __device__ __forceinline__ bool block_exact(const T *__restrict__ in, size_t pb,
     return (acc->flags & kUsed) != 0;
 }
 
-/* Blocks of k_xblock asked to fit on a multiprocessor: 4 for float data
+/* Blocks of k_xblock asked to fit on a multiprocessor: 4 for float sums
  * (ptxas -v, nvcc 13.0, sm_90: 62 registers, no spill; left free it takes
- * 84).  Double data needs ~106 registers (two pairs a vector): asked for
- * more blocks it spills, so it is left free (2 blocks, 16 warps a
- * multiprocessor, still 32 KB of loads in flight). */
-template <typename T> constexpr int xblock_min_blocks() { return sizeof(T) == 4 ? 4 : 1; }
+ * 84).  Double data needs ~106 registers (two pairs a vector), products
+ * more: asked for more blocks they spill, so they are left free (2 blocks,
+ * 16 warps a multiprocessor, still 32 KB of loads in flight). */
+template <class Src> constexpr int xblock_min_blocks() { return Src::kMinBlocks; }
 
 /*
  * Work item w = (segment s, piece k of K).  K == 1 and no carry: the block
- * rounds the segment.  Otherwise the piece's exact result is added to the
+ * finishes the segment.  Otherwise the piece's exact result is added to the
  * segment's global accumulator (normalised digits, so K pieces of any size
  * never overflow an int64), and the last of the K blocks to arrive takes
  * the accumulator (atomicExch: read and zeroed at once), adds carry_in
- * (segment 0), and rounds it into out[s] or, for segment nseg-1 with
+ * (segment 0), and finishes it into out[s] or, for segment nseg-1 with
  * carry_out, writes it there.
  */
-template <typename T>
-__global__ void __launch_bounds__(kThreads, xblock_min_blocks<T>())
-k_xblock(const T *__restrict__ in, T *out, size_t nseg, xsrc src, unsigned K, xglob gl,
-         const wrx_acc *carry_in, wrx_acc *carry_out, done_sig ds, unsigned *__restrict__ dcount)
+template <class Src>
+__global__ void __launch_bounds__(kThreads, xblock_min_blocks<Src>())
+k_xblock(Src src, typename Src::out_t *out, size_t nseg, xsrc seg, unsigned K, xglob gl, const wrx_acc *carry_in,
+         wrx_acc *carry_out, done_sig ds, unsigned *__restrict__ dcount)
 {
+    typedef typename Src::fe FE;
+    typedef typename Src::out_t T;
     __shared__ wrx_acc acc;
-    __shared__ fpe<T> s_w[kThreads / 32];
+    __shared__ FE s_w[kThreads / 32];
     __shared__ int s_ok[kThreads / 32];
     __shared__ int s_last;
-    for (size_t w = blockIdx.x; w < nseg * K; w += gridDim.x) {
+    const size_t items = src.skip() ? 0 : nseg * K;
+    for (size_t w = blockIdx.x; w < items; w += gridDim.x) {
         const size_t s = w / K, k = w % K;
-        const size_t b = src.begin(s), e = src.begin(s + 1), len = e - b;
+        const size_t b = seg.begin(s), e = seg.begin(s + 1), len = e - b;
         const size_t pb = b + (len / K) * k + (k < len % K ? k : len % K);
         const size_t pe = pb + len / K + (k < len % K ? 1 : 0);
         const bool in_c = carry_in && s == 0, out_c = carry_out && s == nseg - 1;
         acc_zero(&acc, threadIdx.x, kThreads);
         __syncthreads();
-        fpe<T> res;
+        FE res;
         fpe_init(res);
         bool used = false;
         /* rounds of at most kPieceMax elements (one but for huge segments),
          * so that no digit of acc takes 2^31 additions between normalisations */
         for (size_t q = pb; q < pe; q += kPieceMax) {
             const size_t qe = pe - q <= kPieceMax ? pe : q + kPieceMax;
-            used = block_exact(in, q, qe, &acc, s_w, s_ok, res);
+            used = block_exact(src, q, qe, &acc, s_w, s_ok, res);
             if (q != pb || qe != pe) {
                 if (threadIdx.x == 0) {
                     if (!used) acc_flush(&acc, res);
@@ -350,7 +825,16 @@ k_xblock(const T *__restrict__ in, T *out, size_t nseg, xsrc src, unsigned K, xg
             }
         }
         if (K == 1 && !in_c && !out_c) {
-            if (threadIdx.x == 0 && out) out[s] = len == 0 ? T(0) : used ? acc_round<T>(&acc) : fpe_round(res);
+            if (threadIdx.x == 0 && out) {
+                if (len == 0) {
+                    out[s] = T(0);
+                } else if (used) {
+                    src.fin_acc(&acc, out + s);
+                } else if (!src.fin_fe(res, out + s)) {
+                    acc_flush(&acc, res);
+                    src.fin_acc(&acc, out + s);
+                }
+            }
         } else {
             const unsigned gi = K > 1 ? (unsigned)s : (s == 0 ? 0u : 1u);
             wrx_acc *g = gl.g + gi;
@@ -360,7 +844,7 @@ k_xblock(const T *__restrict__ in, T *out, size_t nseg, xsrc src, unsigned K, xg
                     __syncthreads();
                     for (unsigned q = threadIdx.x; q < WRX_DIGITS; q += kThreads)
                         if (acc.d[q] != 0) atomicAdd((unsigned long long *)&g->d[q], (unsigned long long)acc.d[q]);
-                    if (threadIdx.x == 0) atomicOr(&g->flags, acc.flags & WRX_FLAGS);
+                    if (threadIdx.x == 0) atomicOr(&g->flags, acc.flags & (WRX_FLAGS | kOutside));
                 } else if (threadIdx.x == 0) {
                     acc_flush(g, res);
                 }
@@ -373,12 +857,12 @@ k_xblock(const T *__restrict__ in, T *out, size_t nseg, xsrc src, unsigned K, xg
                 for (unsigned q = threadIdx.x; q < WRX_DIGITS; q += kThreads)
                     acc.d[q] = (int64_t)atomicExch((unsigned long long *)&g->d[q], 0ull);
                 if (threadIdx.x == 0) {
-                    acc.flags = (atomicExch(&g->flags, 0u) & WRX_FLAGS) | WRX_MAGIC;
+                    acc.flags = (atomicExch(&g->flags, 0u) & (WRX_FLAGS | kOutside)) | WRX_MAGIC;
                     acc.load = 2 * K + 2;          /* each piece: digits below 2^32 twice at most */
                     gl.ctr[gi] = 0;
                 }
                 __syncthreads();
-                if (threadIdx.x == 0) seg_finish(&acc, in_c ? carry_in : nullptr, out_c ? carry_out : nullptr,
+                if (threadIdx.x == 0) seg_finish(src, &acc, in_c ? carry_in : nullptr, out_c ? carry_out : nullptr,
                                                  out_c ? nullptr : out ? out + s : nullptr);
             }
         }
@@ -389,33 +873,41 @@ k_xblock(const T *__restrict__ in, T *out, size_t nseg, xsrc src, unsigned K, xg
 
 /* ---- a group of lanes per segment ---------------------------------------------------- */
 
-/* The warp's exact sum of in[b..e) (b < e), with its shared accumulator
- * (zero on entry and on return); the result in lane 0. */
-template <typename T>
-__device__ __noinline__ T warp_exact(const T *__restrict__ in, size_t b, size_t e, wrx_acc *acc)
+/* The warp's exact result of [b..e) (b < e) into *dst (by lane 0), with its
+ * shared accumulator (zero on entry and on return). */
+template <class Src>
+__device__ __noinline__ void warp_exact(const Src &src, size_t b, size_t e, wrx_acc *acc,
+                                        typename Src::out_t *dst)
 {
+    typedef typename Src::fe FE;
     const unsigned lane = threadIdx.x & 31;
-    fpe<T> a = share_exact(in, b, e, lane, 32, acc);
-    const fpe<T> mine = a;
+    FE a = src.share(b, e, lane, 32, acc);
+    const FE mine = a;
     const bool ok = fpe_butterfly(a, 32, true);
     __syncwarp();
     if (!ok) acc_flush(acc, mine);
     else if (lane == 0 && (acc->flags & kUsed)) acc_flush(acc, a);
     __syncwarp();
-    T r = T(0);
-    if (lane == 0) r = (acc->flags & kUsed) ? acc_round<T>(acc) : fpe_round(a);
+    if (lane == 0) {
+        if (acc->flags & kUsed) {
+            src.fin_acc(acc, dst);
+        } else if (!src.fin_fe(a, dst)) {
+            acc_flush(acc, a);
+            src.fin_acc(acc, dst);
+        }
+    }
     __syncwarp();
     acc_zero(acc, lane, 32);
     __syncwarp();
-    return r;
 }
 
-template <typename T>
+template <class Src>
 __global__ void __launch_bounds__(kThreads)
-k_xgroup(const T *__restrict__ in, T *__restrict__ out, size_t nseg, xsrc src, unsigned G, done_sig ds,
+k_xgroup(Src src, typename Src::out_t *__restrict__ out, size_t nseg, xsrc seg, unsigned G, done_sig ds,
          unsigned *__restrict__ dcount)
 {
-    constexpr int V = 16 / sizeof(T);
+    typedef typename Src::fe FE;
+    typedef typename Src::out_t T;
     __shared__ wrx_acc wacc[kThreads / 32];
     const unsigned lane = threadIdx.x & 31, gl = lane & (G - 1);
     wrx_acc *acc = &wacc[threadIdx.x / 32];
@@ -429,28 +921,26 @@ k_xgroup(const T *__restrict__ in, T *__restrict__ out, size_t nseg, xsrc src, u
         const size_t s = s0 + lane / G;
         const bool valid = s < nseg;
         size_t b = 0, e = 0;
-        if (valid) { b = src.begin(s); e = src.begin(s + 1); }
-        fpe<T> a[kUnroll];
+        if (valid) { b = seg.begin(s); e = seg.begin(s + 1); }
         bool ok = true;
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
-        /* optimistic: an element that is not exact only marks the segment */
-        team_walk(in, b, e, gl, G, a,
-                  [&ok](fpe<T> &f, T x, size_t) { ok &= fpe_try<1>(f, &x); },
-                  [&ok](fpe<T> &f, const vec<T> &v, size_t) { ok &= fpe_try<V>(f, v.v); });
-        fpe<T> r = a[0];
-#pragma unroll
-        for (int u = 1; u < kUnroll; u++) ok &= fpe_merge(r, a[u]);
+        FE r = src.guess(b, e, gl, G, ok);
         ok = fpe_butterfly(r, G, ok);
-        if (valid && gl == 0 && ok) out[s] = b == e ? T(0) : fpe_round(r);
+        bool done = false;
+        if (valid && gl == 0 && ok) {
+            if (b == e) {
+                out[s] = T(0);
+                done = true;
+            } else {
+                done = src.fin_fe(r, out + s);
+            }
+        }
         /* the segments that were not: again, each by the whole warp */
-        unsigned redo = __ballot_sync(warpred::full_mask, valid && gl == 0 && !ok);
+        unsigned redo = __ballot_sync(warpred::full_mask, valid && gl == 0 && !done);
         while (redo) {
             const unsigned j = (unsigned)__ffs(redo) - 1;
             redo &= redo - 1;
             const size_t sj = s0 + j / G;
-            const T v = warp_exact(in, src.begin(sj), src.begin(sj + 1), acc);
-            if (lane == 0) out[sj] = v;
+            warp_exact(src, seg.begin(sj), seg.begin(sj + 1), acc, out + sj);
         }
     }
     grid_done(ds, dcount);
@@ -458,7 +948,8 @@ k_xgroup(const T *__restrict__ in, T *__restrict__ out, size_t nseg, xsrc src, u
 
 /* ---- launchers ------------------------------------------------------------------------------------- */
 
-/* Accumulators in the strand's scratch: 2 carries, then the global ones. */
+/* Accumulators in the strand's scratch: 2 carries, then the global ones,
+ * then the norms' control words (dot.cuh). */
 size_t n_global(const strand &L) { return (size_t)L.sms * 4 + 2; }
 
 wrx_acc *global_accs(strand &L) { return (wrx_acc *)L.xs + 2; }
@@ -478,12 +969,12 @@ wr_status segctr_for(strand &L, size_t n, char *err)
     return st;
 }
 
-template <typename T>
-wr_status launch_block(strand &L, const T *in, T *out, size_t nseg, xsrc src, size_t K, const void *carry_in,
+template <class Src>
+wr_status launch_block(strand &L, const Src &src, void *out, size_t nseg, xsrc seg, size_t K, const void *carry_in,
                        void *carry_out, done_sig ds, char *err)
 {
     static std::atomic<int> per_sm{0};
-    auto kern = k_xblock<T>;
+    auto kern = k_xblock<Src>;
     if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)kern));
     WRCUDA_TRY(segctr_for(L, K > 1 ? nseg : 2, err));
     size_t blocks = nseg * K;
@@ -491,64 +982,60 @@ wr_status launch_block(strand &L, const T *in, T *out, size_t nseg, xsrc src, si
     if (blocks > cap) blocks = cap;
     if (blocks > kMaxGrid) blocks = kMaxGrid;
     const xglob gl = { global_accs(L), L.segctr };
-    kern<<<(unsigned)blocks, kThreads, 0, L.st>>>(in, out, nseg, src, (unsigned)K, gl, (const wrx_acc *)carry_in,
-                                                  (wrx_acc *)carry_out, ds, L.ctr + 3);
+    kern<<<(unsigned)blocks, kThreads, 0, L.st>>>(src, (typename Src::out_t *)out, nseg, seg, (unsigned)K, gl,
+                                                  (const wrx_acc *)carry_in, (wrx_acc *)carry_out, ds, L.ctr + 3);
     WRCUDA_CKLAUNCH("exact block kernel launch");
     return WR_SUCCESS;
 }
 
-struct xreduce_fn {
-    template <typename T>
-    static wr_status run(strand &L, const void *in, size_t n, const void *carry, void *acc_out, void *dst,
-                         done_sig ds, char *err)
-    {
-        static std::atomic<int> per_sm{0};
-        if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k_xblock<T>));
-        /* as many pieces as blocks fill the device, each at least one pass
-         * of the block (kUnroll vectors a thread) */
-        const size_t min_piece = (size_t)kThreads * kUnroll * (16 / sizeof(T));
-        size_t K = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
-        if (K > n / min_piece + 1) K = n / min_piece + 1;
-        if (K > kMaxGrid) K = kMaxGrid;
-        const xsrc src = { nullptr, 0, n };
-        return launch_block<T>(L, (const T *)in, (T *)dst, 1, src, K, carry, acc_out, ds, err);
-    }
-};
+/* One segment of n elements, cut into as many pieces as blocks fill the
+ * device, each at least one pass of the block (kUnroll vectors a thread). */
+template <class Src>
+wr_status xreduce_run(strand &L, const Src &src, size_t n, const void *carry, void *acc_out, void *dst, done_sig ds,
+                      char *err)
+{
+    static std::atomic<int> per_sm{0};
+    if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k_xblock<Src>));
+    const size_t min_piece = (size_t)kThreads * kUnroll * Src::kV;
+    size_t K = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+    if (K > n / min_piece + 1) K = n / min_piece + 1;
+    if (K > kMaxGrid) K = kMaxGrid;
+    const xsrc seg = { nullptr, 0, n };
+    return launch_block(L, src, dst, 1, seg, K, carry, acc_out, ds, err);
+}
 
-struct xseg_fn {
-    template <typename T>
-    static wr_status run(strand &L, const void *in, void *out, size_t nseg, const size_t *off, size_t off_base,
-                         size_t cols, double avg_len, const void *carry_in, void *carry_out, done_sig ds, char *err)
-    {
-        const double vecs = avg_len / (16 / sizeof(T));
-        const xsrc src = { off, off_base, cols };
-        if (vecs <= 16.0 * 32 && !carry_in && !carry_out) {
-            /* a group of lanes per segment, about one vector per lane per pass */
-            const unsigned G = next_pow2((size_t)(vecs + 0.999));
-            size_t blocks = (nseg * G + kThreads - 1) / kThreads;
-            const size_t cap = (size_t)L.sms * 16;
-            if (blocks > cap) blocks = cap;
-            k_xgroup<T><<<(unsigned)blocks, kThreads, 0, L.st>>>((const T *)in, (T *)out, nseg, src, G, ds,
-                                                                L.ctr + 3);
-            WRCUDA_CKLAUNCH("exact segment kernel launch");
-            return WR_SUCCESS;
-        }
-        /* a block per segment; several when the segments are too few to fill
-         * the device, as in segments.cu (at most n_global accumulators) */
-        const size_t want = (size_t)L.sms * 4;
-        size_t K = 1;
-        if (nseg < want) {
-            K = (want + nseg - 1) / nseg;
-            const size_t most = (size_t)(vecs / (kThreads * kUnroll)) + 1;
-            if (K > most) K = most;
-            if (K > 1024) K = 1024;
-            if (K < 1) K = 1;
-        }
-        if (K == 1 && (double)avg_len > (double)kPieceMax) K = 2;   /* (then nseg < want) */
-        if (K > 1 && nseg > n_global(L)) K = 1;
-        return launch_block<T>(L, (const T *)in, (T *)out, nseg, src, K, carry_in, carry_out, ds, err);
+template <class Src>
+wr_status xseg_run(strand &L, const Src &src, void *out, size_t nseg, const size_t *off, size_t off_base,
+                   size_t cols, double avg_len, const void *carry_in, void *carry_out, done_sig ds, char *err)
+{
+    const double vecs = avg_len / Src::kV;
+    const xsrc seg = { off, off_base, cols };
+    if (vecs <= 16.0 * 32 && !carry_in && !carry_out) {
+        /* a group of lanes per segment, about one vector per lane per pass */
+        const unsigned G = next_pow2((size_t)(vecs + 0.999));
+        size_t blocks = (nseg * G + kThreads - 1) / kThreads;
+        const size_t cap = (size_t)L.sms * 16;
+        if (blocks > cap) blocks = cap;
+        k_xgroup<Src><<<(unsigned)blocks, kThreads, 0, L.st>>>(src, (typename Src::out_t *)out, nseg, seg, G, ds,
+                                                              L.ctr + 3);
+        WRCUDA_CKLAUNCH("exact segment kernel launch");
+        return WR_SUCCESS;
     }
-};
+    /* a block per segment; several when the segments are too few to fill
+     * the device, as in segments.cu (at most n_global accumulators) */
+    const size_t want = (size_t)L.sms * 4;
+    size_t K = 1;
+    if (nseg < want) {
+        K = (want + nseg - 1) / nseg;
+        const size_t most = (size_t)(vecs / (kThreads * kUnroll)) + 1;
+        if (K > most) K = most;
+        if (K > 1024) K = 1024;
+        if (K < 1) K = 1;
+    }
+    if (K == 1 && (double)avg_len > (double)kPieceMax) K = 2;   /* (then nseg < want) */
+    if (K > 1 && nseg > n_global(L)) K = 1;
+    return launch_block(L, src, out, nseg, seg, K, carry_in, carry_out, ds, err);
+}
 
 /* ---- scans -------------------------------------------------------------------------------------- */
 
@@ -587,7 +1074,7 @@ static_assert(kXPassTiles + 2 < WRX_LOAD_MAX, "prefix loads within an accumulato
 /* 1: the exact sum of tile t (in[t kXTile ..), at most kXTile elements) of
  * n elements into xa[t], normalised. */
 template <typename T>
-__global__ void __launch_bounds__(kThreads, xblock_min_blocks<T>())
+__global__ void __launch_bounds__(kThreads, xblock_min_blocks<xsum_src<T>>())
 k_xtiles(const T *__restrict__ in, size_t n, size_t ntiles, wrx_acc *__restrict__ xa)
 {
     __shared__ wrx_acc acc;
@@ -599,7 +1086,7 @@ k_xtiles(const T *__restrict__ in, size_t n, size_t ntiles, wrx_acc *__restrict_
         __syncthreads();
         fpe<T> res;
         fpe_init(res);
-        const bool used = block_exact(in, b, e, &acc, s_w, s_ok, res);
+        const bool used = block_exact(xsum_src<T>{ in }, b, e, &acc, s_w, s_ok, res);
         if (threadIdx.x == 0) {
             if (!used) acc_flush(&acc, res);   /* res: thread 0's, the block's sum */
             acc_normalize(&acc);
@@ -1148,8 +1635,10 @@ wr_status launch_exact_segscan(strand &L, const void *in, void *out, size_t n, c
 wr_status exact_scratch(strand &L, char *err)
 {
     if (L.xs) return WR_SUCCESS;
-    /* zeroed once: the global accumulators are kept zero by their last block */
-    return grow(L, L.xs, &L.xs_cap, (n_global(L) + 2) * kAccBytes, true, "exact-sum accumulators", err);
+    /* zeroed once: the global accumulators are kept zero by their last
+     * block; the norms' control words are written before they are read */
+    return grow(L, L.xs, &L.xs_cap, (n_global(L) + 2) * kAccBytes + kNormCtlBytes, true, "exact-sum accumulators",
+                err);
 }
 
 wr_status reserve_exact_scan(strand &L, char *err)
@@ -1161,11 +1650,17 @@ wr_status reserve_exact_scan(strand &L, char *err)
 
 void *exact_carry(strand &L, int i) { return (wrx_acc *)L.xs + i; }
 
+unsigned long long *norm_ctl(strand &L)
+{
+    return (unsigned long long *)((char *)L.xs + (n_global(L) + 2) * kAccBytes);
+}
+
 wr_status launch_exact_reduce(strand &L, const void *in, size_t n, wr_type t, const void *carry,
                               void *acc_out, void *dst, done_sig ds, char *err)
 {
     WRCUDA_TRY(exact_scratch(L, err));
-    return dispatch_fp<xreduce_fn>(t, L, in, n, carry, acc_out, dst, ds, err);
+    if (t == WR_FLOAT) return xreduce_run(L, xsum_src<float>{ (const float *)in }, n, carry, acc_out, dst, ds, err);
+    return xreduce_run(L, xsum_src<double>{ (const double *)in }, n, carry, acc_out, dst, ds, err);
 }
 
 wr_status launch_exact_segments(strand &L, const void *in, void *out, size_t nseg, const size_t *off,
@@ -1173,9 +1668,55 @@ wr_status launch_exact_segments(strand &L, const void *in, void *out, size_t nse
                                 const void *carry_in, void *carry_out, done_sig ds, char *err)
 {
     WRCUDA_TRY(exact_scratch(L, err));
-    return dispatch_fp<xseg_fn>(t, L, in, out, nseg, off, off_base, cols, avg_len, carry_in, carry_out, ds, err);
+    if (t == WR_FLOAT)
+        return xseg_run(L, xsum_src<float>{ (const float *)in }, out, nseg, off, off_base, cols, avg_len, carry_in,
+                        carry_out, ds, err);
+    return xseg_run(L, xsum_src<double>{ (const double *)in }, out, nseg, off, off_base, cols, avg_len, carry_in,
+                    carry_out, ds, err);
 }
 
-const void *probe_exact() { return (const void *)k_xblock<double>; }
+wr_status launch_exact_asum(strand &L, const void *x, size_t n, wr_type t, const void *carry, void *acc_out,
+                            void *dst, done_sig ds, char *err)
+{
+    WRCUDA_TRY(exact_scratch(L, err));
+    if (t == WR_FLOAT) {
+        xasum_src<float> src;
+        src.in = (const float *)x;
+        return xreduce_run(L, src, n, carry, acc_out, dst, ds, err);
+    }
+    xasum_src<double> src;
+    src.in = (const double *)x;
+    return xreduce_run(L, src, n, carry, acc_out, dst, ds, err);
+}
+
+wr_status launch_exact_dot(strand &L, const void *x, const void *y, size_t n, wr_type t, const void *carry,
+                           void *acc_out, void *dst, done_sig ds, char *err)
+{
+    WRCUDA_TRY(exact_scratch(L, err));
+    if (t == WR_FLOAT)
+        return xreduce_run(L, xdotf_src{ (const float *)x, (const float *)y }, n, carry, acc_out, dst, ds, err);
+    return xreduce_run(L, xdotd_src{ (const double *)x, (const double *)y }, n, carry, acc_out, dst, ds, err);
+}
+
+wr_status launch_exact_dot_rows(strand &L, const void *x, const void *y, void *out, size_t rows, size_t cols,
+                                wr_type t, done_sig ds, char *err)
+{
+    WRCUDA_TRY(exact_scratch(L, err));
+    if (t == WR_FLOAT)
+        return xseg_run(L, xdotf_src{ (const float *)x, (const float *)y }, out, rows, nullptr, 0, cols,
+                        (double)cols, nullptr, nullptr, ds, err);
+    return xseg_run(L, xdotd_src{ (const double *)x, (const double *)y }, out, rows, nullptr, 0, cols, (double)cols,
+                    nullptr, nullptr, ds, err);
+}
+
+wr_status launch_exact_nrm2(strand &L, const void *x, size_t n, wr_type t, int scaled, const void *carry,
+                            void *acc_out, void *dst, done_sig ds, char *err)
+{
+    WRCUDA_TRY(exact_scratch(L, err));
+    if (t == WR_FLOAT) return xreduce_run(L, xnrm2f_src{ (const float *)x }, n, carry, acc_out, dst, ds, err);
+    return xreduce_run(L, xnrm2d_src{ (const double *)x, norm_ctl(L), scaled }, n, carry, acc_out, dst, ds, err);
+}
+
+const void *probe_exact() { return (const void *)k_xblock<xsum_src<double>>; }
 
 } /* namespace wrcuda */

@@ -71,6 +71,50 @@ wr_status launch_exact_scan(strand &L, const void *in, void *out, size_t n, wr_t
 wr_status launch_exact_segscan(strand &L, const void *in, void *out, size_t n, const size_t *off, size_t nseg,
                                size_t base, wr_type t, int exclusive, const void *carry_in, void *carry_out,
                                done_sig ds, char *err);
+/* ---- dot products and norms (reproducible mode; dot.cuh has the fast ones) ---- */
+
+/* The exact dot product of x[0..n) and y[0..n) (n >= 1; y may be x), each
+ * product split exactly (double data: hi = x*y, lo = fma(x, y, -hi); float
+ * data: the product in double, which is exact), with carry and acc_out as
+ * launch_exact_reduce's, correctly rounded to one element of type t at dst.
+ * A product that overflows counts as the infinity it rounds to. */
+wr_status launch_exact_dot(strand &L, const void *x, const void *y, size_t n, wr_type t, const void *carry,
+                           void *acc_out, void *dst, done_sig ds, char *err);
+/* The exact sum of |x[i]|, as launch_exact_reduce. */
+wr_status launch_exact_asum(strand &L, const void *x, size_t n, wr_type t, const void *carry, void *acc_out,
+                            void *dst, done_sig ds, char *err);
+/* out[r] = the exact dot product of row r of x and of y (rows >= 1 rows of
+ * cols >= 1 elements, device-accessible), rounded once. */
+wr_status launch_exact_dot_rows(strand &L, const void *x, const void *y, void *out, size_t rows, size_t cols,
+                                wr_type t, done_sig ds, char *err);
+
+/*
+ * The reproducible norm: sqrt of the correctly rounded sum of exact squares.
+ *
+ * Float data: every square is exact in double, the sum is rounded to
+ * double, and its square root (in double) to float: one pass.
+ *
+ * Double data: when every non-zero finite |x[i]| lies in [2^-484, 2^480],
+ * each square is exactly hi + lo (hi = x*x, lo = fma(x, x, -hi)), the
+ * exact sum rounds to a normal double S, and the norm is sqrt(S) rounded
+ * once.  Otherwise the elements are first scaled by 2^-e, e the exponent
+ * of frexp(max |x[i]|) (y[i] = x[i] * 2^-e rounded once; hi, lo of y[i]),
+ * and the norm is sqrt(S) rounded, times 2^e rounded once.  A NaN gives
+ * the NaN of wrx_round_bits, else an infinity +inf; no element (n == 0) +0.
+ * On the device: the first pass (scaled 0) sums the squares as they are and
+ * notes an element outside; its end writes the norm and ctl[0] = 0, or only
+ * ctl[0] = 1.  Then, whatever the first pass found, the largest |x[i]|
+ * into ctl[1] (launch_maxabs, dot.cuh) and the scaled pass (scaled 1): both
+ * do nothing where ctl[0] is 0, so that the call needs no host decision
+ * (queued on a stream); the scaled pass writes the norm and ctl[0] = 0.
+ * Float data: scaled must be 0 and there is no second pass.
+ * carry/acc_out: as launch_exact_reduce (a staged input's chunks; the
+ * scaled pass must be given the same chunks again).
+ */
+constexpr size_t kNormCtlBytes = 64;
+unsigned long long *norm_ctl(strand &L);    /* ctl: [0] request, [1] max |x| (bits); exact_scratch first */
+wr_status launch_exact_nrm2(strand &L, const void *x, size_t n, wr_type t, int scaled, const void *carry,
+                            void *acc_out, void *dst, done_sig ds, char *err);
 
 } /* namespace wrcuda */
 

@@ -5,7 +5,7 @@
  * This file holds the table and what is not an operation: opening the
  * device, describing it, telling where a buffer lives.  The pool of strands
  * and the end of a call are in pool.cu, the staging pipelines in
- * staging.cu, the operations in ops.cu.
+ * staging.cu, the operations in ops.cu and dot_ops.cu.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -216,6 +216,15 @@ constexpr wr_backend_ops make_ops()
     o.op[WR_OPID_XSEGMENTS] = cu_xsegments;
     o.op[WR_OPID_XSEGSCAN] = cu_xsegscan;
     o.op[WR_OPID_XSUM] = cu_xsum;
+    o.op[WR_OPID_IAMAX] = cu_iamax;
+    o.op[WR_OPID_DOT] = cu_dot;
+    o.op[WR_OPID_DOTROWS] = cu_dot_rows;
+    o.op[WR_OPID_NRM2] = cu_nrm2;
+    o.op[WR_OPID_ASUM] = cu_asum;
+    o.op[WR_OPID_XDOT] = cu_xdot;
+    o.op[WR_OPID_XDOTROWS] = cu_xdot_rows;
+    o.op[WR_OPID_XNRM2] = cu_xnrm2;
+    o.op[WR_OPID_XASUM] = cu_xasum;
     return o;
 }
 

@@ -2,7 +2,7 @@
  * plugin.cuh -- what the host side of the CUDA plugin shares (not
  * installed): the context's state, the pool of strands and the end of a
  * call (pool.cu), the staging pipelines (staging.cu) and the operations
- * (ops.cu) that plugin.cu's ops table points at.
+ * (ops.cu, dot_ops.cu) that plugin.cu's ops table points at.
  */
 #ifndef WRCUDA_PLUGIN_CUH
 #define WRCUDA_PLUGIN_CUH
@@ -219,6 +219,16 @@ wr_status cu_segscan(void *s, const wr_call *c, char *err);
 wr_status cu_xsegscan(void *s, const wr_call *c, char *err);
 wr_status cu_argext(void *s, const wr_call *c, char *err);
 wr_status cu_xsum(void *s, const wr_call *c, char *err);
+/* dot_ops.cu */
+wr_status cu_iamax(void *s, const wr_call *c, char *err);
+wr_status cu_dot(void *s, const wr_call *c, char *err);
+wr_status cu_xdot(void *s, const wr_call *c, char *err);
+wr_status cu_dot_rows(void *s, const wr_call *c, char *err);
+wr_status cu_xdot_rows(void *s, const wr_call *c, char *err);
+wr_status cu_nrm2(void *s, const wr_call *c, char *err);
+wr_status cu_xnrm2(void *s, const wr_call *c, char *err);
+wr_status cu_asum(void *s, const wr_call *c, char *err);
+wr_status cu_xasum(void *s, const wr_call *c, char *err);
 
 } /* namespace wrcuda */
 

@@ -1,0 +1,290 @@
+/*
+ * dot_time.cu -- the CUDA backend's dot products, norms, sums of magnitudes,
+ * argmax |x| and row-wise dot products against cuBLAS and a device-to-device
+ * copy, on the same buffers, kernel time only (CUDA events around the
+ * launches), fast and reproducible.  The kernels are the plugin's, linked
+ * from its objects (bench/tools/local.am); make check builds the tool.  Run
+ * it from the build tree:
+ *   bench/tools/dot_time [N]   (N elements, default 2^28; DOT_TIME_REPS runs, default 20)
+ *
+ * cuBLAS is not linked: the tool dlopen()s libcublas.so.13 (or .12) and
+ * calls cublasSdot/Ddot/Snrm2/Dnrm2/Sasum/Dasum/Isamax/Idamax in
+ * CUBLAS_POINTER_MODE_DEVICE on the tool's stream; without it the cuBLAS
+ * columns say "-".  Rows: dot_rows of N/8 elements (2^25 at the default N)
+ * in rows of 32 and 1024 columns.
+ *
+ * Columns: the median in us, GB/s (bytes read once, as the copy's bytes
+ * read and written), the ratio cuBLAS time / ours (above 1: ours faster),
+ * the ratio of our bytes/s to the copy's, and the reproducible call's time
+ * ratio fast / reproducible.  Results are checked against each other: the
+ * fast and reproducible values within 1e-6 relative (2e-3 for float),
+ * cuBLAS's within the same; argmax |x| must name cuBLAS's index (0-based).
+ */
+#include "tool_common.cuh"
+
+#include <dlfcn.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "dot.cuh"
+#include "exact.cuh"
+
+/* ---- cuBLAS, found at run time ---------------------------------------------- */
+
+typedef int (*cb_create_t)(void **);
+typedef int (*cb_stream_t)(void *, cudaStream_t);
+typedef int (*cb_ptrmode_t)(void *, int);
+typedef int (*cb_dot_t)(void *, int, const void *, int, const void *, int, void *);
+typedef int (*cb_one_t)(void *, int, const void *, int, void *);
+struct cublas {
+    void *h = nullptr;
+    cb_dot_t sdot, ddot;
+    cb_one_t snrm2, dnrm2, sasum, dasum, isamax, idamax;
+};
+
+static bool cublas_open(cublas &cb, cudaStream_t st)
+{
+    void *lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libcublas.so.12", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
+    if (!lib) return false;
+    auto create = (cb_create_t)dlsym(lib, "cublasCreate_v2");
+    auto stream = (cb_stream_t)dlsym(lib, "cublasSetStream_v2");
+    auto mode = (cb_ptrmode_t)dlsym(lib, "cublasSetPointerMode_v2");
+    cb.sdot = (cb_dot_t)dlsym(lib, "cublasSdot_v2");
+    cb.ddot = (cb_dot_t)dlsym(lib, "cublasDdot_v2");
+    cb.snrm2 = (cb_one_t)dlsym(lib, "cublasSnrm2_v2");
+    cb.dnrm2 = (cb_one_t)dlsym(lib, "cublasDnrm2_v2");
+    cb.sasum = (cb_one_t)dlsym(lib, "cublasSasum_v2");
+    cb.dasum = (cb_one_t)dlsym(lib, "cublasDasum_v2");
+    cb.isamax = (cb_one_t)dlsym(lib, "cublasIsamax_v2");
+    cb.idamax = (cb_one_t)dlsym(lib, "cublasIdamax_v2");
+    if (!create || !stream || !mode || !cb.sdot || !cb.ddot || !cb.snrm2 || !cb.dnrm2 || !cb.sasum || !cb.dasum ||
+        !cb.isamax || !cb.idamax)
+        return false;
+    /* CUBLAS_POINTER_MODE_DEVICE == 1 */
+    if (create(&cb.h) != 0 || stream(cb.h, st) != 0 || mode(cb.h, 1) != 0) {
+        cb.h = nullptr;
+        return false;
+    }
+    return true;
+}
+
+/* ---- data --------------------------------------------------------------------------- */
+
+__global__ void k_fill(double *d, float *f, size_t n, unsigned long long seed)
+{
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += (size_t)gridDim.x * blockDim.x) {
+        unsigned long long z = seed + i * 0x9e3779b97f4a7c15ull;
+        z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+        z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+        z ^= z >> 31;
+        const double u = (double)(z >> 11) * 0x1p-53 * 2 - 1;
+        if (d) d[i] = u;
+        if (f) f[i] = (float)u;
+    }
+}
+
+#define TRY(expr)                                                                                  \
+    do {                                                                                           \
+        if ((expr) != WR_SUCCESS) { fprintf(stderr, "%s: %s\n", #expr, err); exit(1); }            \
+    } while (0)
+
+static int reps;
+static int failures;
+
+static double rel(double a, double b) { return fabs(a - b) / (fabs(b) > 0 ? fabs(b) : 1); }
+
+static void row(const char *name, const char *type, double bytes, double us, double copy_us, double cb_us,
+                double repro_of, const char *check)
+{
+    printf("%-14s %-4s %10.1f %8.1f", name, type, us, bytes / us * 1e-3);
+    if (cb_us > 0) printf(" %8.3f", cb_us / us);
+    else printf(" %8s", "-");
+    printf(" %8.3f", copy_us / us);
+    if (repro_of > 0) printf(" %8.3f", repro_of / us);
+    else printf(" %8s", "-");
+    printf("  %s\n", check);
+}
+
+template <typename T>
+static void run_type(wrcuda::strand &S, cublas &cb, const T *x, const T *y, size_t n)
+{
+    char err[WR_ERRLEN] = "";
+    const bool dbl = sizeof(T) == 8;
+    const wr_type t = dbl ? WR_DOUBLE : WR_FLOAT;
+    const char *tn = dbl ? "f64" : "f32";
+    T *out;
+    size_t *idx;
+    int *cbi;
+    void *tmp;
+    CK(cudaMalloc((void **)&out, 64 * sizeof(T)));
+    CK(cudaMalloc((void **)&idx, sizeof(size_t)));
+    CK(cudaMalloc((void **)&cbi, sizeof(int)));
+    CK(cudaMalloc(&tmp, (size_t)n * sizeof(T)));
+    const double es = sizeof(T);
+    /* the copy of one vector: bytes read + written = 2 n es */
+    const double copy1 = timed_median(S.st, reps, [&] {
+        CK(cudaMemcpyAsync(tmp, x, n * sizeof(T), cudaMemcpyDeviceToDevice, S.st));
+    });
+    const int in = n < (size_t)1 << 31 ? (int)n : -1;
+    T h[8];
+    char check[200];
+    auto fetch = [&](int k) {
+        CK(cudaStreamSynchronize(S.st));
+        CK(cudaMemcpy(h, out, sizeof h, cudaMemcpyDeviceToHost));
+        return (double)h[k];
+    };
+    const double tol = dbl ? 1e-6 : 2e-3;
+
+    /* dot: reads 2 n es; the copy moves 2 n es too */
+    {
+        const double f = timed_median(S.st, reps, [&] {
+            TRY(wrcuda::launch_dot(S, x, y, n, t, nullptr, out + 0, nullptr, wrcuda::kNoDone, err));
+        });
+        const double xr = timed_median(S.st, reps, [&] {
+            TRY(wrcuda::launch_exact_dot(S, x, y, n, t, nullptr, nullptr, out + 1, wrcuda::kNoDone, err));
+        });
+        double c = 0;
+        if (cb.h && in > 0)
+            c = timed_median(S.st, reps, [&] { (dbl ? cb.ddot : cb.sdot)(cb.h, in, x, 1, y, 1, out + 2); });
+        const double vf = fetch(0), vx = fetch(1), vc = cb.h && in > 0 ? fetch(2) : vx;
+        const bool good = rel(vf, vx) < tol && rel(vc, vx) < tol;
+        snprintf(check, sizeof check, "%s (fast %.9g repro %.9g cublas %.9g)", good ? "ok" : "FAIL", vf, vx, vc);
+        failures += !good;
+        row("dot", tn, 2 * n * es, f, copy1, c, 0, check);
+        row("dot repro", tn, 2 * n * es, xr, copy1, c, f, "");
+    }
+    /* nrm2, asum: read n es; the copy of half a vector moves as much */
+    const double copyh = copy1 / 2;
+    {
+        const double f = timed_median(S.st, reps, [&] {
+            TRY(wrcuda::launch_nrm2(S, x, n, t, nullptr, out + 0, nullptr, wrcuda::kNoDone, err));
+        });
+        const double xr = timed_median(S.st, reps, [&] {
+            TRY(wrcuda::launch_exact_nrm2(S, x, n, t, 0, nullptr, nullptr, out + 1, wrcuda::kNoDone, err));
+            if (dbl) {
+                unsigned long long *ctl = wrcuda::norm_ctl(S);
+                TRY(wrcuda::launch_maxabs(S, x, n, ctl, nullptr, ctl + 1, nullptr, err));
+                TRY(wrcuda::launch_exact_nrm2(S, x, n, t, 1, nullptr, nullptr, out + 1, wrcuda::kNoDone, err));
+            }
+        });
+        double c = 0;
+        if (cb.h && in > 0) c = timed_median(S.st, reps, [&] { (dbl ? cb.dnrm2 : cb.snrm2)(cb.h, in, x, 1, out + 2); });
+        const double vf = fetch(0), vx = fetch(1), vc = cb.h && in > 0 ? fetch(2) : vx;
+        const bool good = rel(vf, vx) < tol && rel(vc, vx) < tol;
+        snprintf(check, sizeof check, "%s (fast %.9g repro %.9g cublas %.9g)", good ? "ok" : "FAIL", vf, vx, vc);
+        failures += !good;
+        row("nrm2", tn, n * es, f, copyh, c, 0, check);
+        row("nrm2 repro", tn, n * es, xr, copyh, c, f, "");
+    }
+    {
+        const double f = timed_median(S.st, reps, [&] {
+            TRY(wrcuda::launch_asum(S, x, n, t, nullptr, out + 0, nullptr, wrcuda::kNoDone, err));
+        });
+        const double xr = timed_median(S.st, reps, [&] {
+            TRY(wrcuda::launch_exact_asum(S, x, n, t, nullptr, nullptr, out + 1, wrcuda::kNoDone, err));
+        });
+        double c = 0;
+        if (cb.h && in > 0) c = timed_median(S.st, reps, [&] { (dbl ? cb.dasum : cb.sasum)(cb.h, in, x, 1, out + 2); });
+        const double vf = fetch(0), vx = fetch(1), vc = cb.h && in > 0 ? fetch(2) : vx;
+        const bool good = rel(vf, vx) < tol && rel(vc, vx) < tol;
+        snprintf(check, sizeof check, "%s (fast %.9g repro %.9g cublas %.9g)", good ? "ok" : "FAIL", vf, vx, vc);
+        failures += !good;
+        row("asum", tn, n * es, f, copyh, c, 0, check);
+        row("asum repro", tn, n * es, xr, copyh, c, f, "");
+    }
+    {
+        const double f = timed_median(S.st, reps, [&] {
+            TRY(wrcuda::launch_iamax(S, x, n, t, 0, nullptr, nullptr, idx, out + 0, wrcuda::kNoDone, err));
+        });
+        double c = 0;
+        if (cb.h && in > 0) c = timed_median(S.st, reps, [&] { (dbl ? cb.idamax : cb.isamax)(cb.h, in, x, 1, cbi); });
+        size_t gi = 0;
+        int ci = 0;
+        CK(cudaStreamSynchronize(S.st));
+        CK(cudaMemcpy(&gi, idx, sizeof gi, cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(&ci, cbi, sizeof ci, cudaMemcpyDeviceToHost));
+        const bool good = !cb.h || in <= 0 || (size_t)(ci - 1) == gi;
+        snprintf(check, sizeof check, "%s (index %zu, cublas %d - 1)", good ? "ok" : "FAIL", gi, ci);
+        failures += !good;
+        row("argmax_abs", tn, n * es, f, copyh, c, 0, check);
+    }
+    /* rows: n / 8 elements (x and y), rows of 32 and 1024 */
+    const size_t rn = n / 8;
+    const double copyr = timed_median(S.st, reps, [&] {
+        CK(cudaMemcpyAsync(tmp, x, rn * sizeof(T), cudaMemcpyDeviceToDevice, S.st));
+    });
+    for (size_t cols : { (size_t)32, (size_t)1024 }) {
+        const size_t rows = rn / cols;
+        T *ro;
+        CK(cudaMalloc((void **)&ro, 2 * rows * sizeof(T)));
+        const double f = timed_median(S.st, reps, [&] {
+            TRY(wrcuda::launch_dot_rows(S, x, y, ro, rows, cols, t, wrcuda::kNoDone, err));
+        });
+        const double xr = timed_median(S.st, reps, [&] {
+            TRY(wrcuda::launch_exact_dot_rows(S, x, y, ro + rows, rows, cols, t, wrcuda::kNoDone, err));
+        });
+        T a[2];
+        CK(cudaStreamSynchronize(S.st));
+        CK(cudaMemcpy(&a[0], ro + rows / 2, sizeof(T), cudaMemcpyDeviceToHost));
+        CK(cudaMemcpy(&a[1], ro + rows + rows / 2, sizeof(T), cudaMemcpyDeviceToHost));
+        const bool good = rel(a[0], a[1]) < (dbl ? 1e-12 : 1e-4);
+        snprintf(check, sizeof check, "%s (row %zu: fast %.9g repro %.9g)", good ? "ok" : "FAIL", rows / 2,
+                 (double)a[0], (double)a[1]);
+        failures += !good;
+        char nm[32];
+        snprintf(nm, sizeof nm, "dot_rows/%zu", cols);
+        /* reads 2 rn es (+ rows es written); the copy of rn elements moves 2 rn es */
+        row(nm, tn, 2 * rn * es, f, copyr, 0, 0, check);
+        snprintf(nm, sizeof nm, "dot_rows/%zu re", cols);
+        row(nm, tn, 2 * rn * es, xr, copyr, 0, f, "");
+        CK(cudaFree(ro));
+    }
+    CK(cudaFree(out));
+    CK(cudaFree(idx));
+    CK(cudaFree(cbi));
+    CK(cudaFree(tmp));
+}
+
+int main(int argc, char **argv)
+{
+    const size_t n = argc > 1 ? strtoull(argv[1], nullptr, 0) : (size_t)1 << 28;
+    reps = getenv("DOT_TIME_REPS") ? atoi(getenv("DOT_TIME_REPS")) : 20;
+    if (reps < 1) reps = 1;
+    wrcuda::strand S{};
+    tool_strand(S);
+    char err[WR_ERRLEN] = "";
+    TRY(wrcuda::exact_scratch(S, err));
+    cublas cb;
+    const bool have_cb = cublas_open(cb, S.st);
+    cudaDeviceProp p;
+    CK(cudaGetDeviceProperties(&p, S.dev));
+    printf("# dot_time: %s, n = %zu, %d reps, cuBLAS %s\n", p.name, n, reps, have_cb ? "found" : "not found");
+    printf("%-14s %-4s %10s %8s %8s %8s %8s  %s\n", "what", "type", "us", "GB/s", "cublas/", "vs copy", "fast/", "check");
+    {
+        double *x, *y;
+        CK(cudaMalloc((void **)&x, n * 8));
+        CK(cudaMalloc((void **)&y, n * 8));
+        k_fill<<<4096, 256, 0, S.st>>>(x, nullptr, n, 1);
+        k_fill<<<4096, 256, 0, S.st>>>(y, nullptr, n, 2);
+        CK(cudaGetLastError());
+        run_type<double>(S, cb, x, y, n);
+        CK(cudaFree(x));
+        CK(cudaFree(y));
+    }
+    {
+        float *x, *y;
+        CK(cudaMalloc((void **)&x, n * 4));
+        CK(cudaMalloc((void **)&y, n * 4));
+        k_fill<<<4096, 256, 0, S.st>>>(nullptr, x, n, 1);
+        k_fill<<<4096, 256, 0, S.st>>>(nullptr, y, n, 2);
+        CK(cudaGetLastError());
+        run_type<float>(S, cb, x, y, n);
+        CK(cudaFree(x));
+        CK(cudaFree(y));
+    }
+    printf("# %d failed checks\n", failures);
+    return failures != 0;
+}

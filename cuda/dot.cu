@@ -43,6 +43,10 @@ __device__ __forceinline__ double fmac(double a, double b, double c) { return __
 __device__ __forceinline__ float shfl_x(float a, int off) { return __shfl_xor_sync(warpred::full_mask, a, off); }
 __device__ __forceinline__ double shfl_x(double a, int off) { return __shfl_xor_sync(warpred::full_mask, a, off); }
 
+/* A NaN as warpred.h's results give it: every bit set but the sign. */
+__device__ __forceinline__ float canon(float a) { return a == a ? a : __int_as_float(0x7fffffff); }
+__device__ __forceinline__ double canon(double a) { return a == a ? a : __longlong_as_double(0x7fffffffffffffffll); }
+
 /* ---- the policies ---------------------------------------------------------------- */
 
 /* dot: sum of x[i] * y[i] in T (fused multiply-adds). */
@@ -56,7 +60,6 @@ struct dot_pol {
     __device__ __forceinline__ static R fin(S a) { return a; }
     __device__ __forceinline__ static S shfl(S a, int off) { return shfl_x(a, off); }
     __device__ __forceinline__ static S ld(const S *p) { return ld_volatile(p); }
-    __device__ __forceinline__ bool skip() const { return false; }
     __device__ __forceinline__ S share(size_t b, size_t e, size_t rank, size_t team) const
     {
         S acc[kUnroll];
@@ -82,7 +85,6 @@ struct asum_pol {
     __device__ __forceinline__ static R fin(S a) { return a; }
     __device__ __forceinline__ static S shfl(S a, int off) { return shfl_x(a, off); }
     __device__ __forceinline__ static S ld(const S *p) { return ld_volatile(p); }
-    __device__ __forceinline__ bool skip() const { return false; }
     __device__ __forceinline__ S share(size_t b, size_t e, size_t rank, size_t team) const
     {
         S acc[kUnroll];
@@ -110,7 +112,6 @@ struct nrm2f_pol {
     __device__ __forceinline__ static R fin(S a) { return (float)sqrt(a); }
     __device__ __forceinline__ static S shfl(S a, int off) { return shfl_x(a, off); }
     __device__ __forceinline__ static S ld(const S *p) { return ld_volatile(p); }
-    __device__ __forceinline__ bool skip() const { return false; }
     __device__ __forceinline__ S share(size_t b, size_t e, size_t rank, size_t team) const
     {
         S acc[kUnroll];
@@ -184,7 +185,6 @@ struct nrm2d_pol {
         }
         return scl * sqrt(sumsq);
     }
-    __device__ __forceinline__ bool skip() const { return false; }
     __device__ __forceinline__ S share(size_t b, size_t e, size_t rank, size_t team) const
     {
         S acc[kUnroll];
@@ -196,30 +196,6 @@ struct nrm2d_pol {
                       blue_add(a, v.v[1]);
                   });
         return merge(merge(acc[0], acc[1]), merge(acc[2], acc[3]));
-    }
-};
-
-/* The largest |x[i]| of a double array (NaNs left out), when *req is not
- * zero: the second pass of a reproducible norm that must scale (dot.cuh). */
-struct maxabs_pol {
-    typedef double S;
-    typedef double R;
-    const double *x;
-    const unsigned long long *req;
-    __device__ __forceinline__ static S zero() { return 0.0; }
-    __device__ __forceinline__ static S merge(S a, S b) { return fmax(a, b); }
-    __device__ __forceinline__ static R fin(S a) { return a; }
-    __device__ __forceinline__ static S shfl(S a, int off) { return shfl_x(a, off); }
-    __device__ __forceinline__ static S ld(const S *p) { return ld_volatile(p); }
-    __device__ __forceinline__ bool skip() const { return *(const volatile unsigned long long *)req == 0; }
-    __device__ __forceinline__ S share(size_t b, size_t e, size_t rank, size_t team) const
-    {
-        S acc[kUnroll];
-#pragma unroll
-        for (int u = 0; u < kUnroll; u++) acc[u] = zero();
-        team_walk(x, b, e, rank, team, acc, [](S &a, double v, size_t) { a = fmax(a, fabs(v)); },
-                  [](S &a, const vec<double> &v, size_t) { a = fmax(a, fmax(fabs(v.v[0]), fabs(v.v[1]))); });
-        return fmax(fmax(acc[0], acc[1]), fmax(acc[2], acc[3]));
     }
 };
 
@@ -246,8 +222,8 @@ __device__ __forceinline__ typename P::S block_fold(typename P::S a, typename P:
 /*
  * One pass of policy P over n elements: the state of everything (merged
  * after *carry when carry is not NULL) into *acc_out and/or P::fin of it
- * into *dst (each may be NULL; dst may be mapped host memory).  A policy
- * that may skip() never gets a done word.
+ * into *dst (each may be NULL; dst may be mapped host memory), a NaN as
+ * the canonical one (every bit set but the sign, as warpred.h says).
  */
 template <class P>
 __global__ void __launch_bounds__(kThreads)
@@ -257,7 +233,6 @@ k_blas1(P p, size_t n, typename P::S *__restrict__ part, unsigned *__restrict__ 
     typedef typename P::S S;
     __shared__ S sw[kThreads / 32];
     __shared__ int s_last;
-    if (p.skip()) return;
     S r = p.share(0, n, (size_t)blockIdx.x * kThreads + threadIdx.x, (size_t)gridDim.x * kThreads);
     r = block_fold<P>(r, sw);
     if (gridDim.x > 1) {
@@ -275,7 +250,7 @@ k_blas1(P p, size_t n, typename P::S *__restrict__ part, unsigned *__restrict__ 
     if (threadIdx.x == 0) {
         if (carry) r = P::merge(*carry, r);
         if (acc_out) *acc_out = r;
-        if (dst) *dst = P::fin(r);
+        if (dst) *dst = canon(P::fin(r));
         if (gridDim.x > 1) *ctr = 0;
         if (ds.word) signal_done(ds);
     }
@@ -363,7 +338,7 @@ k_dotrows_group(const T *__restrict__ x, const T *__restrict__ y, T *__restrict_
             T v = (acc[j][0] + acc[j][1]) + (acc[j][2] + acc[j][3]);
             for (unsigned off = G / 2; off > 0; off /= 2) v += shfl_x(v, off);
             const size_t s = s0 + j * per_warp;
-            if (s < rows && gl == 0) out[s] = v;
+            if (s < rows && gl == 0) out[s] = canon(v);
         }
     }
     grid_done(ds, dcount);
@@ -386,7 +361,7 @@ k_dotrows_any(const T *__restrict__ x, const T *__restrict__ y, T *__restrict__ 
         const size_t b = valid ? s * cols : 0, e = valid ? b + cols : 0;
         T v = p.share(b, e, gl, G);
         for (unsigned off = G / 2; off > 0; off /= 2) v += shfl_x(v, off);
-        if (valid && gl == 0) out[s] = v;
+        if (valid && gl == 0) out[s] = canon(v);
     }
     grid_done(ds, dcount);
 }
@@ -409,7 +384,7 @@ k_dotrows_block(const T *__restrict__ x, const T *__restrict__ y, T *__restrict_
         const size_t pe = pb + len / K + (k < len % K ? 1 : 0);
         T r = block_fold<P>(p.share(pb, pe, threadIdx.x, kThreads), sw);
         if (K == 1) {
-            if (threadIdx.x == 0) out[s] = r;
+            if (threadIdx.x == 0) out[s] = canon(r);
         } else {
             if (threadIdx.x == 0) {
                 part[w] = r;
@@ -420,7 +395,7 @@ k_dotrows_block(const T *__restrict__ x, const T *__restrict__ y, T *__restrict_
                 __threadfence();
                 T a = ld_volatile(part + s * K);
                 for (size_t q = 1; q < K; q++) a += ld_volatile(part + s * K + q);
-                out[s] = a;
+                out[s] = canon(a);
                 segctr[s] = 0;
             }
         }
@@ -525,12 +500,6 @@ wr_status launch_nrm2(strand &S, const void *x, size_t n, wr_type t, void *acc_o
 {
     if (t == WR_FLOAT) return run_blas1(S, nrm2f_pol{ (const float *)x }, n, 4, acc_out, dst, carry, ds, err);
     return run_blas1(S, nrm2d_pol{ (const double *)x }, n, 8, acc_out, dst, carry, ds, err);
-}
-
-wr_status launch_maxabs(strand &S, const void *x, size_t n, const unsigned long long *req, void *acc_out,
-                        void *dst, const void *carry, char *err)
-{
-    return run_blas1(S, maxabs_pol{ (const double *)x, req }, n, 8, acc_out, dst, carry, kNoDone, err);
 }
 
 wr_status launch_dot_rows(strand &S, const void *x, const void *y, void *out, size_t rows, size_t cols, wr_type t,

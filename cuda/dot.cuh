@@ -27,10 +27,6 @@ wr_status launch_asum(strand &S, const void *x, size_t n, wr_type t, void *acc_o
 /* sqrt(x[0]^2 + ...) without intermediate overflow or underflow. */
 wr_status launch_nrm2(strand &S, const void *x, size_t n, wr_type t, void *acc_out, void *dst, const void *carry,
                       done_sig ds, char *err);
-/* max |x[i]| of doubles (NaNs left out; 0 if none) when *req is not zero,
- * else nothing (the reproducible norm's second pass, exact.cuh). */
-wr_status launch_maxabs(strand &S, const void *x, size_t n, const unsigned long long *req, void *acc_out,
-                        void *dst, const void *carry, char *err);
 /* out[r] = dot product of row r of x and of y (rows >= 1, cols >= 1). */
 wr_status launch_dot_rows(strand &S, const void *x, const void *y, void *out, size_t rows, size_t cols, wr_type t,
                           done_sig ds, char *err);

@@ -69,20 +69,17 @@ enum lin { LIN_DOT, LIN_ASUM, LIN_NRM2 };
 
 /* One pass of a linear operation over chunk (dx, dy, len) at offset off of
  * count: the chunks chain their state through slot 0 (fast) or the exact
- * carry (exact); the last one writes fin. */
-wr_status lin_pass(strand &S, lin which, bool exact, int scaled, const void *dx, const void *dy, size_t len,
+ * carry (exact); the last one writes fin, or (exact, acc_last) leaves the
+ * exact sum in the carry. */
+wr_status lin_pass(strand &S, lin which, bool exact, bool acc_last, const void *dx, const void *dy, size_t len,
                    size_t off, size_t count, wr_type t, void *fin, done_sig ds, char *err)
 {
     const bool last = off + len == count;
     if (exact) {
         const void *c = off ? exact_carry(S, 0) : nullptr;
-        void *ao = last ? nullptr : exact_carry(S, 0), *dst = last ? fin : nullptr;
-        switch (which) {
-        case LIN_DOT:  return launch_exact_dot(S, dx, dy, len, t, c, ao, dst, ds, err);
-        case LIN_ASUM: return launch_exact_asum(S, dx, len, t, c, ao, dst, ds, err);
-        case LIN_NRM2: return launch_exact_nrm2(S, dx, len, t, scaled, c, ao, dst, ds, err);
-        }
-        return WR_ERR_UNSUPPORTED;
+        void *ao = last && !acc_last ? nullptr : exact_carry(S, 0), *dst = last && !acc_last ? fin : nullptr;
+        if (which == LIN_DOT) return launch_exact_dot(S, dx, dy, len, t, c, ao, dst, ds, err);
+        return launch_exact_asum(S, dx, len, t, c, ao, dst, ds, err);
     }
     const void *c = off ? slot(S, 0) : nullptr;
     void *ao = last ? nullptr : slot(S, 0), *dst = last ? fin : nullptr;
@@ -95,41 +92,67 @@ wr_status lin_pass(strand &S, lin which, bool exact, int scaled, const void *dx,
 }
 
 /*
- * The largest |x[i]| into ctl[1] and the scaled pass of a reproducible
- * double norm (exact.cuh), over x as it is (dx: the device reads it) or
- * staged again; each does nothing unless the first pass asked (ctl[0]).
+ * XNRM2 (exact.cuh): the passes of the parts of the sum of squares, then
+ * its rounding into fin; with acc_host (an exact partial), only part
+ * acc_part, copied there.  Parts 0 and 2 (double data only) are gated on
+ * the device: a call on device memory queues them unconditionally; a staged
+ * one asks first whether part 1 saw an element of theirs (reading the input
+ * again costs more than the question).
  */
-wr_status nrm2_scaled(state *ctx, strand &S, const void *x, wr_mem_kind kx, size_t n, void *fin, done_sig ds,
-                      char *err)
+wr_status xnorm(state *ctx, strand &S, const void *x, wr_mem_kind kx, size_t n, wr_type t, void *fin,
+                void *acc_host, int acc_part, char *err)
 {
-    unsigned long long *ctl = norm_ctl(S);
-    WRCUDA_TRY(each_chunk2(ctx, S, x, kx, nullptr, WR_MEM_DEVICE, n, 8, 0, err,
+    const size_t es = wr_backend_type_size(t);
+    wrx_acc *parts = norm_parts(S);
+    auto pass = [&](int p, int gated) {
+        return each_chunk2(ctx, S, x, kx, nullptr, WR_MEM_DEVICE, n, es, 0, err,
                            [&](const void *d, const void *, size_t len, size_t off) {
-                               const bool last = off + len == n;
-                               return launch_maxabs(S, d, len, ctl, last ? nullptr : slot(S, 1),
-                                                    last ? (void *)(ctl + 1) : nullptr, off ? slot(S, 1) : nullptr,
-                                                    err);
-                           }));
-    return each_chunk2(ctx, S, x, kx, nullptr, WR_MEM_DEVICE, n, 8, 0, err,
-                       [&](const void *d, const void *, size_t len, size_t off) {
-                           return lin_pass(S, LIN_NRM2, true, 1, d, nullptr, len, off, n, WR_DOUBLE, fin,
-                                           off + len == n ? ds : kNoDone, err);
-                       });
+                               return launch_exact_nrm2(S, d, len, t, p, gated, off ? parts + p : nullptr,
+                                                        parts + p, err);
+                           });
+    };
+    if (acc_host && t == WR_FLOAT && acc_part != 1) {
+        wrx_init((wrx_acc *)acc_host);         /* floats are all part 1 */
+        return WR_SUCCESS;
+    }
+    if (acc_host) {
+        WRCUDA_TRY(pass(acc_part, 0));
+        WRCUDA_CK(cudaMemcpyAsync, (acc_host, parts + acc_part, kAccBytes, cudaMemcpyDeviceToHost, S.st));
+        WRCUDA_CK(cudaStreamSynchronize, (S.st));
+        ((wrx_acc *)acc_host)->flags &= WRX_MAGIC_MASK | WRX_FLAGS;   /* (the parts' own note) */
+        return WR_SUCCESS;
+    }
+    WRCUDA_TRY(pass(1, 0));
+    if (t == WR_DOUBLE) {
+        bool others = true;
+        if (!dev_ok(kx)) {
+            uint32_t f = 0;
+            WRCUDA_CK(cudaMemcpyAsync, (&f, &parts[1].flags, sizeof f, cudaMemcpyDeviceToHost, S.st));
+            WRCUDA_CK(cudaStreamSynchronize, (S.st));
+            others = (f & ~(WRX_MAGIC_MASK | WRX_FLAGS)) != 0;
+        }
+        if (others) {
+            WRCUDA_TRY(pass(0, 1));
+            WRCUDA_TRY(pass(2, 1));
+        }
+    }
+    return launch_norm_round(S, t, fin, arm(S), err);
 }
 
-/* DOT, ASUM, NRM2 and their X forms. */
+/* DOT, ASUM, NRM2 and their X forms (with call->acc: the exact partial,
+ * unrounded, for the X forms). */
 wr_status linear(void *s, const wr_call *call, lin which, bool exact, char *err)
 {
     state *ctx = (state *)s;
     const void *x = call->in, *y = which == LIN_DOT ? call->in2 : nullptr;
-    void *out = call->out;
+    void *out = call->out, *acc = exact ? call->acc : nullptr;
     const size_t count = call->count;
     const wr_type t = call->type;
     const size_t es = wr_backend_type_size(t);
     const wr_mem_kind kx = call->kin, ky = which == LIN_DOT ? call->kin2 : WR_MEM_DEVICE;
-    const bool out_dev = dev_ok(call->kout), in_dev = dev_ok(kx) && dev_ok(ky);
-    return with_strand(s, (count == 0 || in_dev) && out_dev, err, [&](strand &S) -> wr_status {
-        if (count == 0) {                              /* +0 */
+    const bool out_dev = acc == nullptr && dev_ok(call->kout), in_dev = dev_ok(kx) && dev_ok(ky);
+    return with_strand(s, acc == nullptr && (count == 0 || in_dev) && out_dev, err, [&](strand &S) -> wr_status {
+        if (count == 0) {                              /* +0 (lib/ sends no empty partial) */
             const unsigned char zero[8] = { 0 };
             if (!out_dev) {
                 memcpy(out, zero, es);
@@ -137,30 +160,21 @@ wr_status linear(void *s, const wr_call *call, lin which, bool exact, char *err)
             }
             return launch_store(S, out, zero, es, err);
         }
-        void *fin = out_dev ? out : host_result(S);
+        void *fin = acc ? nullptr : out_dev ? out : host_result(S);
         if (exact) WRCUDA_TRY(exact_scratch(S, err));
-        const bool norm2 = exact && which == LIN_NRM2 && t == WR_DOUBLE;
-        if (norm2 && in_dev) {
-            /* both passes queued; the second does nothing unless the first asks */
-            WRCUDA_TRY(lin_pass(S, which, true, 0, x, nullptr, count, 0, count, t, fin, kNoDone, err));
-            WRCUDA_TRY(nrm2_scaled(ctx, S, x, kx, count, fin, arm(S), err));
+        if (exact && which == LIN_NRM2) {
+            const int part = call->cols < 3 ? (int)call->cols : 1;
+            WRCUDA_TRY(xnorm(ctx, S, x, kx, count, t, fin, acc, part, err));
         } else {
             WRCUDA_TRY(each_chunk2(ctx, S, x, kx, y, ky, count, es, 0, err,
                                    [&](const void *dx, const void *dy, size_t len, size_t off) {
                                        const bool last = off + len == count;
-                                       return lin_pass(S, which, exact, 0, dx, dy, len, off, count, t, fin,
-                                                       last && !norm2 ? arm(S) : kNoDone, err);
+                                       return lin_pass(S, which, exact, acc != nullptr, dx, dy, len, off, count,
+                                                       t, fin, last && !acc ? arm(S) : kNoDone, err);
                                    }));
-            if (norm2) {
-                /* staged: ask on the host whether the first pass wants the
-                 * scaled one (it reads the input again) */
-                unsigned long long req = 0;
-                WRCUDA_CK(cudaMemcpyAsync, (&req, norm_ctl(S), sizeof req, cudaMemcpyDeviceToHost, S.st));
-                WRCUDA_CK(cudaStreamSynchronize, (S.st));
-                if (req) WRCUDA_TRY(nrm2_scaled(ctx, S, x, kx, count, fin, kNoDone, err));
-            }
+            if (acc) WRCUDA_CK(cudaMemcpyAsync, (acc, exact_carry(S, 0), kAccBytes, cudaMemcpyDeviceToHost, S.st));
         }
-        if (!out_dev) {
+        if (!acc && !out_dev) {
             WRCUDA_TRY(fetch_result(S, es, err));
             give(S, out, 0, es);
         }
@@ -216,8 +230,8 @@ wr_status dot_rows(void *s, const wr_call *call, bool exact, char *err)
                 void *fin = (char *)res + r * es;
                 WRCUDA_TRY(each_chunk2(ctx, S, xr, kx, yr, ky, cols, es, 0, err,
                                        [&](const void *dx, const void *dy, size_t len, size_t off) {
-                                           return lin_pass(S, LIN_DOT, exact, 0, dx, dy, len, off, cols, t, fin,
-                                                           kNoDone, err);
+                                           return lin_pass(S, LIN_DOT, exact, false, dx, dy, len, off, cols, t,
+                                                           fin, kNoDone, err);
                                        }));
             }
             if (!out_dev) WRCUDA_CK(cudaMemcpyAsync, (out, res, rows * es, cudaMemcpyDeviceToHost, S.st));

@@ -37,6 +37,7 @@
  */
 #include <atomic>
 #include "exact.cuh"
+#include "wr_exact_norm.h"
 
 namespace wrcuda {
 
@@ -523,25 +524,29 @@ struct xdotd_src {
     __device__ __forceinline__ void fin_acc(wrx_acc *acc, double *dst) const { *dst = acc_round<double>(acc); }
 };
 
-/* The result of a norm whose sum of squares had an infinity or a NaN: the
- * bits of wrx_round_bits (+inf, or its NaN), no square root taken. */
-__device__ __forceinline__ bool norm_special(const wrx_acc *acc, int is_double, uint64_t *bits)
-{
-    if (!(acc->flags & (WRX_NAN | WRX_PINF | WRX_NINF))) return false;
-    *bits = wrx_special_bits(acc->flags, is_double);
-    return true;
-}
+/*
+ * nrm2: the exact squares of the elements of one part of wr_exact_norm.h
+ * (part 1: 2^-485 <= |x| < 2^512, zeros, infinities and NaNs, as they
+ * are; part 2 the larger ones times 2^-608, part 0 the smaller ones times
+ * 2^608, so that every square is exactly hi + lo), the elements of the
+ * other parts adding +0.  Float data is all part 1, its squares exact in
+ * double.  A norm's passes only make accumulators (acc_out); k_norm_round
+ * rounds sqrt of their sum.  The pass of part 1 notes an element of
+ * another part (kOutside in its accumulator); a gated pass of part 0 or 2
+ * does nothing unless part 1's accumulator (by then written) says so.
+ */
+template <typename T> struct xnrm2_src;
 
-/* nrm2, float: squares exact in double, the sum rounded to double, its
- * square root rounded to float (sqrt in double then float rounds once:
- * 53 >= 2 * 24 + 2). */
-struct xnrm2f_src {
+template <>
+struct xnrm2_src<float> {
     typedef float out_t;
     typedef fpe<double> fe;
     static constexpr int kV = 4;
     static constexpr int kMinBlocks = 1;
     const float *x;
-    __device__ __forceinline__ bool skip() const { return false; }
+    const wrx_acc *part1;
+    int part, gated;
+    __device__ __forceinline__ bool skip() const { return part != 1; }
     __device__ __forceinline__ fe share(size_t b, size_t e, size_t lane, size_t team, wrx_acc *acc) const
     {
         fe a[kUnroll];
@@ -564,131 +569,215 @@ struct xnrm2f_src {
             if (!fpe_merge(r, a[u])) acc_flush(acc, a[u]);
         return r;
     }
-    __device__ __forceinline__ bool fin_fe(const fe &a, float *dst) const
-    {
-        *dst = __double2float_rn(__dsqrt_rn(wrx_pair_round_f64(a.h, a.l)));
-        return true;
-    }
-    __device__ __forceinline__ void fin_acc(wrx_acc *acc, float *dst) const
-    {
-        uint64_t b;
-        if (norm_special(acc, 0, &b)) *dst = from_bits<float>(b);
-        else *dst = __double2float_rn(__dsqrt_rn(acc_round<double>(acc)));
-    }
+    /* (a norm's passes end in accumulators: never called) */
+    __device__ __forceinline__ bool fin_fe(const fe &, float *) const { return false; }
+    __device__ __forceinline__ void fin_acc(wrx_acc *, float *) const {}
 };
 
-/* x * 2^k rounded once, k in [-1074, 2046] (a product with a power of two
- * that is a double; k above 1023 in two steps, the first exact where it
- * matters: it overflows only where the result does). */
-__device__ __forceinline__ double mul_pow2(double x, int k)
-{
-    if (k > 1023) {
-        x *= 0x1p1023;
-        k -= 1023;
-    }
-    const double p = k >= -1022 ? __longlong_as_double((long long)(k + 1023) << 52)
-                                : __longlong_as_double(1ll << (k + 1074));
-    return __dmul_rn(x, p);
-}
-
-/* nrm2, double, the first pass: the exact squares as they are, and whether
- * an element lies outside [2^-484, 2^480] (then fin_* ask for the scaled
- * pass: ctl[0] = 1; else they write the norm and ctl[0] = 0). */
-__device__ __forceinline__ unsigned outside(double x)
-{
-    const double a = fabs(x);
-    return (a != 0) & ((a < 0x1p-484) | ((a > 0x1p480) & (a <= 0x1.fffffffffffffp1023)));
-}
-
-struct xnrm2d_src {
+template <>
+struct xnrm2_src<double> {
     typedef double out_t;
     typedef fpe2 fe;
     static constexpr int kV = 2;
     static constexpr int kMinBlocks = 1;
     const double *x;
-    unsigned long long *ctl;        /* dot.cuh's control words */
-    int scaled;                     /* the second pass: elements times 2^-e (e of ctl[1]) */
+    const wrx_acc *part1;
+    int part, gated;
     __device__ __forceinline__ bool skip() const
     {
-        return scaled && *(const volatile unsigned long long *)ctl == 0;
+        return gated && part != 1 && !(*(const volatile uint32_t *)&part1->flags & kOutside);
     }
-    /* the exponent e of frexp(max |x|) (ctl[1]) */
-    __device__ __forceinline__ int scale_exp() const
+    /* the square of x if it is of part pt (scaled), else +0 */
+    __device__ static __forceinline__ void term(double xi, int pt, unsigned &bad, double &h, double &l)
     {
-        int e;
-        (void)frexp(__longlong_as_double((long long)ctl[1]), &e);
-        return e;
+        const int p = wrx_norm_part(xi);
+        bad |= p != 1;
+        const double v = p == pt ? wrx_norm_scaled(xi, p) : 0.0;
+        h = __dmul_rn(v, v);
+        l = __fma_rn(v, v, -h);
     }
     __device__ __forceinline__ fe share(size_t b, size_t e, size_t lane, size_t team, wrx_acc *acc) const
     {
         fe a[kUnroll];
 #pragma unroll
         for (int u = 0; u < kUnroll; u++) fpe_init(a[u]);
-        const int k = scaled ? -scale_exp() : 0;
-        if (scaled)
-            team_walk(x, b, e, lane, team, a, [acc, k](fe &f, double xi, size_t) { sq1(f, mul_pow2(xi, k), acc); },
-                      [acc, k](fe &f, const vec<double> &xv, size_t) {
-                          vec<double> y;
-                          y.v[0] = mul_pow2(xv.v[0], k);
-                          y.v[1] = mul_pow2(xv.v[1], k);
-                          sq2(f, y, acc);
-                      });
-        else
-            team_walk(x, b, e, lane, team, a,
-                      [acc](fe &f, double xi, size_t) {
-                          f.bad |= outside(xi);
-                          sq1(f, xi, acc);
-                      },
-                      [acc](fe &f, const vec<double> &xv, size_t) {
-                          f.bad |= outside(xv.v[0]) | outside(xv.v[1]);
-                          sq2(f, xv, acc);
-                      });
+        const int pt = part;
+        team_walk(x, b, e, lane, team, a,
+                  [acc, pt](fe &f, double xi, size_t) {
+                      dvec<1> h, l;
+                      term(xi, pt, f.bad, h.v[0], l.v[0]);
+                      if (!fpe_try2<1>(f, h.v, l.v)) f = fpe_careful2<1>(f, h, l, acc);
+                  },
+                  [acc, pt](fe &f, const vec<double> &xv, size_t) {
+                      dvec<2> h, l;
+                      term(xv.v[0], pt, f.bad, h.v[0], l.v[0]);
+                      term(xv.v[1], pt, f.bad, h.v[1], l.v[1]);
+                      if (!fpe_try2<2>(f, h.v, l.v)) f = fpe_careful2<2>(f, h, l, acc);
+                  });
         fe r = a[0];
 #pragma unroll
         for (int u = 1; u < kUnroll; u++)
             if (!fpe_merge(r, a[u])) acc_flush(acc, a[u]);
         return r;
     }
-    __device__ static __forceinline__ void sq1(fe &f, double xi, wrx_acc *acc)
-    {
-        dvec<1> h, l;
-        h.v[0] = __dmul_rn(xi, xi);
-        l.v[0] = __fma_rn(xi, xi, -h.v[0]);
-        if (!fpe_try2<1>(f, h.v, l.v)) f = fpe_careful2<1>(f, h, l, acc);
-    }
-    __device__ static __forceinline__ void sq2(fe &f, const vec<double> &xv, wrx_acc *acc)
-    {
-        dvec<2> h, l;
-#pragma unroll
-        for (int j = 0; j < 2; j++) {
-            h.v[j] = __dmul_rn(xv.v[j], xv.v[j]);
-            l.v[j] = __fma_rn(xv.v[j], xv.v[j], -h.v[j]);
-        }
-        if (!fpe_try2<2>(f, h.v, l.v)) f = fpe_careful2<2>(f, h, l, acc);
-    }
-    __device__ __forceinline__ double unscale(double r) const { return scaled ? mul_pow2(r, scale_exp()) : r; }
-    __device__ __forceinline__ bool fin_fe(const fe &a, double *dst) const
-    {
-        double s;
-        if (a.bad || !fpe2_value(a, &s)) return false;
-        *dst = unscale(__dsqrt_rn(s));
-        ctl[0] = 0;
-        return true;
-    }
-    __device__ __forceinline__ void fin_acc(wrx_acc *acc, double *dst) const
-    {
-        uint64_t b;
-        if (norm_special(acc, 1, &b)) {
-            *dst = from_bits<double>(b);
-            ctl[0] = 0;
-        } else if (!scaled && (acc->flags & kOutside)) {
-            ctl[0] = 1;                     /* the scaled pass writes *dst */
-        } else {
-            *dst = unscale(__dsqrt_rn(acc_round<double>(acc)));
-            ctl[0] = 0;
-        }
-    }
+    __device__ __forceinline__ bool fin_fe(const fe &, double *) const { return false; }
+    __device__ __forceinline__ void fin_acc(wrx_acc *, double *) const {}
 };
+
+/*
+ * sqrt(S) rounded once, S = 2^-1216 a[0] + a[1] + 2^1216 a[2]: the device's
+ * copy of wr_exact_norm.h's wrx_norm_cmp and wrx_norm_round_bits (host
+ * functions there), line for line.  The result is a function of S alone
+ * (the approximate root only picks where the exact comparisons start), so
+ * the bits are the cpu backend's.
+ */
+__device__ int norm_cmp(const int64_t *w, uint64_t a, int sh)
+{
+    uint64_t sq[5] = { 0, 0, 0, 0, 0 }, dig[6] = { 0, 0, 0, 0, 0, 0 };
+    const uint64_t a0 = a & 0xffffffffu, a1 = a >> 32;
+    const int k0 = sh >> 5, s = sh & 31;
+    uint64_t t, c;
+    int i, j;
+    t = a0 * a0;
+    sq[0] = t & 0xffffffffu;
+    c = t >> 32;
+    t = 2 * (a0 * a1) + c;
+    sq[1] = t & 0xffffffffu;
+    c = t >> 32;
+    t = a1 * a1 + c;
+    sq[2] = t & 0xffffffffu;
+    sq[3] = t >> 32;
+    c = 0;
+    for (i = 0; i < 5; i++) {
+        t = (sq[i] << s) | c;
+        dig[i] = t & 0xffffffffu;
+        c = s ? sq[i] >> (32 - s) : 0;
+    }
+    dig[5] = c;
+#pragma unroll 1
+    for (j = (k0 + 6 > WRX_NORM_WIDE ? k0 + 6 : WRX_NORM_WIDE) - 1; j >= 0; j--) {
+        const uint64_t wd = j < WRX_NORM_WIDE ? (uint64_t)w[j] : 0;
+        const uint64_t ad = (j >= k0 && j < k0 + 6) ? dig[j - k0] : 0;
+        if (wd != ad) return wd > ad ? 1 : -1;
+    }
+    return 0;
+}
+
+__device__ uint64_t norm_round_bits(wrx_acc *a, int is_double)
+{
+    const int P = is_double ? 53 : 24, fmin = is_double ? -1074 : -149;
+    const uint64_t nan = is_double ? 0x7fffffffffffffffu : 0x7fffffffu;
+    const uint64_t inf = is_double ? 0x7ff0000000000000u : 0x7f800000u;
+    const uint32_t f = a[0].flags | a[1].flags | a[2].flags;
+    int64_t w[WRX_NORM_WIDE], carry = 0;
+    uint64_t m, win;
+    int k, p, h, M, q, fexp, E, guard;
+    double td, sd;
+
+    if (f & WRX_NAN) return nan;
+    if (f & (WRX_PINF | WRX_NINF)) return inf;
+#pragma unroll 1
+    for (k = 0; k < WRX_NORM_WIDE; k++) w[k] = 0;
+#pragma unroll 1
+    for (p = 0; p < 3; p++) {
+        wrx_normalize(&a[p]);
+#pragma unroll 1
+        for (k = 0; k < WRX_DIGITS; k++) w[k + p * WRX_NORM_DIGITS] += a[p].d[k];
+    }
+#pragma unroll 1
+    for (k = 0; k < WRX_NORM_WIDE - 1; k++) {
+        const int64_t v = w[k] + carry, low = (int64_t)(uint32_t)v;
+        carry = (v - low) / ((int64_t)1 << 32);
+        w[k] = low;
+    }
+    w[WRX_NORM_WIDE - 1] += carry;
+    if (w[WRX_NORM_WIDE - 1] < 0) return nan;
+#pragma unroll 1
+    for (h = WRX_NORM_WIDE - 1; h >= 0 && w[h] == 0; h--) {}
+    if (h < 0) return 0;
+    if (w[h] >= ((int64_t)1 << 32)) return inf;
+    M = 32 * h + 31 - wrx_clz32((uint32_t)w[h]);
+    q = M - 63;
+    if (q >= 0) {
+        const int kk = q >> 5, s = q & 31;
+        win = (uint64_t)w[kk] >> s;
+        if (kk + 1 < WRX_NORM_WIDE) win |= (uint64_t)w[kk + 1] << (32 - s);
+        if (kk + 2 < WRX_NORM_WIDE && s != 0) win |= (uint64_t)w[kk + 2] << (64 - s);
+    } else {
+        win = ((uint64_t)w[1] << 32 | (uint64_t)w[0]) << -q;
+    }
+    q -= WRX_NORM_BIAS;
+    td = (double)win;
+    if (q & 1) {
+        td *= 2;
+        q--;
+    }
+    sd = sqrt(td);
+    {
+        int e2;
+        (void)frexp(sd, &e2);
+        E = e2 - 1 + q / 2;
+    }
+    fexp = E - P + 1 < fmin ? fmin : E - P + 1;
+    m = (uint64_t)llround(ldexp(sd, q / 2 - fexp));
+    if (m >> P) {
+        m >>= 1;
+        fexp++;
+    }
+#pragma unroll 1
+    for (guard = 0; guard < 64; guard++) {
+        int c = norm_cmp(w, 2 * m + 1, 2 * fexp - 2 + WRX_NORM_BIAS);
+        if (c > 0 || (c == 0 && (m & 1))) {
+            m++;
+            if (m >> P) {
+                m >>= 1;
+                fexp++;
+            }
+            continue;
+        }
+        if (m == 0) break;
+        if (m == ((uint64_t)1 << (P - 1)) && fexp > fmin) {
+            c = norm_cmp(w, ((uint64_t)1 << (P + 1)) - 1, 2 * fexp - 4 + WRX_NORM_BIAS);
+            if (c < 0) {
+                m = ((uint64_t)1 << P) - 1;
+                fexp--;
+                continue;
+            }
+        } else {
+            c = norm_cmp(w, 2 * m - 1, 2 * fexp - 2 + WRX_NORM_BIAS);
+            if (c < 0 || (c == 0 && (m & 1))) {
+                m--;
+                continue;
+            }
+        }
+        break;
+    }
+    if (m == 0) return 0;
+    if (m >> (P - 1)) {
+        const uint64_t be = (uint64_t)(fexp - fmin + 1);
+        if (be >= (is_double ? 2047u : 255u)) return inf;
+        return (be << (P - 1)) | (m & (((uint64_t)1 << (P - 1)) - 1));
+    }
+    return m;
+}
+
+/* *dst = the norm of the parts (parts 0 and 2 only where part 1 noted an
+ * element of theirs; else they are empty).  One thread. */
+template <typename T>
+__global__ void k_norm_round(const wrx_acc *__restrict__ parts, T *dst, done_sig ds)
+{
+    wrx_acc a[3];
+    a[1] = parts[1];
+    if (a[1].flags & kOutside) {
+        a[0] = parts[0];
+        a[2] = parts[2];
+    } else {
+        wrx_init(&a[0]);
+        wrx_init(&a[2]);
+    }
+    *dst = from_bits<T>(norm_round_bits(a, sizeof(T) == 8));
+    if (ds.word) signal_done(ds);
+}
 
 /* The end of a segment's sum by one thread: acc (+ *carry_in) into
  * *carry_out (normalised), or its result into *dst.  Out of line: the
@@ -1650,11 +1739,6 @@ wr_status reserve_exact_scan(strand &L, char *err)
 
 void *exact_carry(strand &L, int i) { return (wrx_acc *)L.xs + i; }
 
-unsigned long long *norm_ctl(strand &L)
-{
-    return (unsigned long long *)((char *)L.xs + (n_global(L) + 2) * kAccBytes);
-}
-
 wr_status launch_exact_reduce(strand &L, const void *in, size_t n, wr_type t, const void *carry,
                               void *acc_out, void *dst, done_sig ds, char *err)
 {
@@ -1709,12 +1793,30 @@ wr_status launch_exact_dot_rows(strand &L, const void *x, const void *y, void *o
                     nullptr, nullptr, ds, err);
 }
 
-wr_status launch_exact_nrm2(strand &L, const void *x, size_t n, wr_type t, int scaled, const void *carry,
-                            void *acc_out, void *dst, done_sig ds, char *err)
+wrx_acc *norm_parts(strand &L)
+{
+    return (wrx_acc *)((char *)L.xs + (n_global(L) + 2) * kAccBytes);
+}
+
+wr_status launch_exact_nrm2(strand &L, const void *x, size_t n, wr_type t, int part, int gated, const void *carry,
+                            void *acc_out, char *err)
 {
     WRCUDA_TRY(exact_scratch(L, err));
-    if (t == WR_FLOAT) return xreduce_run(L, xnrm2f_src{ (const float *)x }, n, carry, acc_out, dst, ds, err);
-    return xreduce_run(L, xnrm2d_src{ (const double *)x, norm_ctl(L), scaled }, n, carry, acc_out, dst, ds, err);
+    const wrx_acc *p1 = norm_parts(L) + 1;
+    if (t == WR_FLOAT)
+        return xreduce_run(L, xnrm2_src<float>{ (const float *)x, p1, part, gated }, n, carry, acc_out, nullptr,
+                           kNoDone, err);
+    return xreduce_run(L, xnrm2_src<double>{ (const double *)x, p1, part, gated }, n, carry, acc_out, nullptr,
+                       kNoDone, err);
+}
+
+wr_status launch_norm_round(strand &L, wr_type t, void *dst, done_sig ds, char *err)
+{
+    WRCUDA_TRY(exact_scratch(L, err));
+    if (t == WR_FLOAT) k_norm_round<float><<<1, 1, 0, L.st>>>(norm_parts(L), (float *)dst, ds);
+    else k_norm_round<double><<<1, 1, 0, L.st>>>(norm_parts(L), (double *)dst, ds);
+    WRCUDA_CKLAUNCH("norm rounding launch");
+    return WR_SUCCESS;
 }
 
 const void *probe_exact() { return (const void *)k_xblock<xsum_src<double>>; }

@@ -89,32 +89,25 @@ wr_status launch_exact_dot_rows(strand &L, const void *x, const void *y, void *o
                                 wr_type t, done_sig ds, char *err);
 
 /*
- * The reproducible norm: sqrt of the correctly rounded sum of exact squares.
- *
- * Float data: every square is exact in double, the sum is rounded to
- * double, and its square root (in double) to float: one pass.
- *
- * Double data: when every non-zero finite |x[i]| lies in [2^-484, 2^480],
- * each square is exactly hi + lo (hi = x*x, lo = fma(x, x, -hi)), the
- * exact sum rounds to a normal double S, and the norm is sqrt(S) rounded
- * once.  Otherwise the elements are first scaled by 2^-e, e the exponent
- * of frexp(max |x[i]|) (y[i] = x[i] * 2^-e rounded once; hi, lo of y[i]),
- * and the norm is sqrt(S) rounded, times 2^e rounded once.  A NaN gives
- * the NaN of wrx_round_bits, else an infinity +inf; no element (n == 0) +0.
- * On the device: the first pass (scaled 0) sums the squares as they are and
- * notes an element outside; its end writes the norm and ctl[0] = 0, or only
- * ctl[0] = 1.  Then, whatever the first pass found, the largest |x[i]|
- * into ctl[1] (launch_maxabs, dot.cuh) and the scaled pass (scaled 1): both
- * do nothing where ctl[0] is 0, so that the call needs no host decision
- * (queued on a stream); the scaled pass writes the norm and ctl[0] = 0.
- * Float data: scaled must be 0 and there is no second pass.
- * carry/acc_out: as launch_exact_reduce (a staged input's chunks; the
- * scaled pass must be given the same chunks again).
+ * The reproducible norm (lib/wr_exact_norm.h): sqrt(S) rounded once, S the
+ * exact sum of squares kept as three exact sums by the elements' magnitude
+ * (parts 0, 1, 2; float data: part 1 only), in the strand's scratch
+ * (norm_parts(), 3 wrx_acc).  launch_exact_nrm2 sums part `part` of
+ * x[0..n) (n >= 1) after *carry (if not NULL) into *acc_out (a wrx_acc,
+ * normalised; may be carry), as launch_exact_reduce's chunks do; the pass
+ * of part 1 also notes there whether an element belongs to another part.
+ * gated (parts 0 and 2): do nothing unless norm_parts()[1], written by the
+ * whole part-1 pass before, noted one -- so a call queued on a stream runs
+ * all three passes and needs no host decision.  launch_norm_round: *dst
+ * (one element of t; may be mapped host memory) = sqrt of the sum of
+ * norm_parts() (parts 0 and 2 counted only where part 1 noted them),
+ * rounded once: the cpu backend's bits.
  */
-constexpr size_t kNormCtlBytes = 64;
-unsigned long long *norm_ctl(strand &L);    /* ctl: [0] request, [1] max |x| (bits); exact_scratch first */
-wr_status launch_exact_nrm2(strand &L, const void *x, size_t n, wr_type t, int scaled, const void *carry,
-                            void *acc_out, void *dst, done_sig ds, char *err);
+constexpr size_t kNormCtlBytes = 3 * kAccBytes;
+wrx_acc *norm_parts(strand &L);              /* exact_scratch first */
+wr_status launch_exact_nrm2(strand &L, const void *x, size_t n, wr_type t, int part, int gated, const void *carry,
+                            void *acc_out, char *err);
+wr_status launch_norm_round(strand &L, wr_type t, void *dst, done_sig ds, char *err);
 
 } /* namespace wrcuda */
 

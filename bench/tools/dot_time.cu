@@ -163,12 +163,14 @@ static void run_type(wrcuda::strand &S, cublas &cb, const T *x, const T *y, size
             TRY(wrcuda::launch_nrm2(S, x, n, t, nullptr, out + 0, nullptr, wrcuda::kNoDone, err));
         });
         const double xr = timed_median(S.st, reps, [&] {
-            TRY(wrcuda::launch_exact_nrm2(S, x, n, t, 0, nullptr, nullptr, out + 1, wrcuda::kNoDone, err));
+            /* part 1, the gated parts 0 and 2 (nothing to do on this data), the rounding */
+            wrx_acc *parts = wrcuda::norm_parts(S);
+            TRY(wrcuda::launch_exact_nrm2(S, x, n, t, 1, 0, nullptr, parts + 1, err));
             if (dbl) {
-                unsigned long long *ctl = wrcuda::norm_ctl(S);
-                TRY(wrcuda::launch_maxabs(S, x, n, ctl, nullptr, ctl + 1, nullptr, err));
-                TRY(wrcuda::launch_exact_nrm2(S, x, n, t, 1, nullptr, nullptr, out + 1, wrcuda::kNoDone, err));
+                TRY(wrcuda::launch_exact_nrm2(S, x, n, t, 0, 1, nullptr, parts + 0, err));
+                TRY(wrcuda::launch_exact_nrm2(S, x, n, t, 2, 1, nullptr, parts + 2, err));
             }
+            TRY(wrcuda::launch_norm_round(S, t, out + 1, wrcuda::kNoDone, err));
         });
         double c = 0;
         if (cb.h && in > 0) c = timed_median(S.st, reps, [&] { (dbl ? cb.dnrm2 : cb.snrm2)(cb.h, in, x, 1, out + 2); });

@@ -15,19 +15,18 @@
  *    fma(x, y, -hi), lo left out when hi is not finite; float data: the
  *    product in double, exact), the sum rounded once;
  *  - asum: the exact sum of |x[i]| rounded once;
- *  - nrm2: sqrt of the correctly rounded sum of exact squares -- float
- *    data: squares in double, the sum rounded to double, sqrt in double
- *    rounded to float; double data: as dot with y = x when every finite
- *    non-zero |x[i]| lies in [2^-484, 2^480], else each x[i] first scaled
- *    by 2^-e (e of frexp(max |x[i]|)) and the rounded sqrt scaled back;
- *    a NaN gives wrx_round_bits' NaN, else an infinity +inf.
+ *  - nrm2: sqrt of the exact sum of squares rounded once (warpred.h;
+ *    lib/wr_exact_norm.h: the squares in three exact sums by the
+ *    elements' magnitude, scaled by 2^-+1216, and its rounding).
  * Where the cpu backend runs an operation, the cuda results are compared
  * with its results as well: within the bound in fast mode, the same bits
  * in reproducible mode.
  *
- * Until libwarpred exports the functions (they are looked up at run time),
+ * The functions are looked up at run time: where libwarpred lacks them
  * the test calls the plugin's table itself, as lib/ would (lib/ops.c), and
- * checks against the references alone.
+ * checks against the references alone.  With them, the exact partials
+ * (wr_dot_exact, wr_asum_exact, wr_nrm2_exact) are checked too: rounded,
+ * the reproducible results, and the cpu's.
  *
  * Sizes: 0, 1, 7, 1000, 2^16 + 3, 2^20 + 5 (WR_TEST_LARGE=1: also 2^23 + 1),
  * capped by WR_TEST_MAX_N; seconds on a GPU, well within a minute under
@@ -45,6 +44,7 @@
 #include "warpred.h"
 #include "wr_backend.h"
 #include "wr_exact.h"
+#include "wr_exact_norm.h"
 #include "gpu_common.h"
 #include "tap.h"
 
@@ -236,33 +236,20 @@ static uint64_t bits_of_f(float f)
 
 static uint64_t exact_nrm2(const void *x, size_t n, wr_type t)
 {
-    wrx_acc a;
-    int e = 0, scale = 0;
-    wrx_init(&a);
-    if (t == WR_DOUBLE) {
-        double mx = 0;
-        for (size_t i = 0; i < n; i++) {
-            const double v = fabs(get(x, t, i));
-            if (isfinite(v) && v != 0 && (v < 0x1p-484 || v > 0x1p480)) scale = 1;
-            if (isfinite(v) && v > mx) mx = v;
-        }
-        if (scale) (void)frexp(mx, &e);
-    }
+    wrx_acc a[3];
+    for (int p = 0; p < 3; p++) wrx_init(&a[p]);
     for (size_t i = 0; i < n; i++) {
-        double v = get(x, t, i);
+        const double v = get(x, t, i);
         if (t == WR_FLOAT) {
-            wrx_add(&a, v * v);
+            wrx_add(&a[1], v * v);               /* exact in double */
             continue;
         }
-        if (scale) v = ldexp(v, -e);
-        const double hi = v * v;
-        wrx_add(&a, hi);
-        if (isfinite(hi)) wrx_add_value(&a, fma(v, v, -hi));
+        const int p = wrx_norm_part(v);
+        const double sv = wrx_norm_scaled(v, p), hi = sv * sv;
+        wrx_add(&a[p], hi);
+        if (isfinite(hi)) wrx_add_value(&a[p], fma(sv, sv, -hi));
     }
-    if (a.flags & (WRX_NAN | WRX_PINF | WRX_NINF)) return wrx_special_bits(a.flags, t == WR_DOUBLE);
-    const double s = sqrt(wrx_from_bits(wrx_round_bits(&a, 1)));
-    if (t == WR_FLOAT) return bits_of_f((float)s);
-    return bits_of(scale ? ldexp(s, e) : s);
+    return wrx_norm_round_bits(a, t == WR_DOUBLE);
 }
 
 /* fast-mode reference: the sum (long double) and the sum of magnitudes */
@@ -658,11 +645,83 @@ static void check_queued(int graph, size_t n)
     free(hout);
 }
 
+/* The exact partials (public mode): wr_dot_exact, wr_asum_exact and
+ * wr_nrm2_exact on the cuda contexts, rounded, give the reproducible
+ * results of the references and the cpu's; double norms with elements of
+ * all three parts. */
+static void check_partials(void)
+{
+    wr_status (*dx)(wr_context *, const void *, const void *, size_t, wr_type, wr_exact_sum *);
+    wr_status (*ax)(wr_context *, const void *, size_t, wr_type, wr_exact_sum *);
+    wr_status (*nx)(wr_context *, const void *, size_t, wr_type, wr_exact_sum *);
+    wr_status (*nr)(const wr_exact_sum *, wr_type, void *);
+    *(void **)&dx = dlsym(RTLD_DEFAULT, "wr_dot_exact");
+    *(void **)&ax = dlsym(RTLD_DEFAULT, "wr_asum_exact");
+    *(void **)&nx = dlsym(RTLD_DEFAULT, "wr_nrm2_exact");
+    *(void **)&nr = dlsym(RTLD_DEFAULT, "wr_exact_norm_round");
+    if (direct || !dx || !ax || !nx || !nr) {
+        skip_block(1, "libwarpred has no exact partials");
+        return;
+    }
+    char why[300] = "";
+    const size_t ns[] = { 1000, ((size_t)1 << 16) + 3 };
+    for (int ti = 0; ti < 2 && !why[0]; ti++)
+        for (size_t k = 0; k < 2 && !why[0]; k++)
+            for (int r = 0; r < 2 && !why[0]; r++) {
+                const wr_type t = ti ? WR_DOUBLE : WR_FLOAT;
+                const enum res rs = r ? RES_PAGEABLE : RES_DEVICE;
+                const size_t n = ns[k], e = es(t);
+                void *hx = malloc(n * e), *hy = malloc(n * e);
+                for (size_t i = 0; i < n; i++) {
+                    put(hx, t, i, (2 * unit() - 1) * (ti && i % 97 == 3 ? 1e300 : ti && i % 89 == 5 ? 1e-300 : 1));
+                    put(hy, t, i, 2 * unit() - 1);
+                }
+                void *x = res_alloc(rs, n * e), *y = res_alloc(rs, n * e);
+                res_put(rs, x, hx, n * e);
+                res_put(rs, y, hy, n * e);
+                wr_context *g = ctx[r ? C_SMALL : C_GPU];
+                wr_exact_sum sd, sa, sn[3], cd, ca, cn[3];
+                wr_exact_sum_init(&sd);
+                wr_exact_sum_init(&sa);
+                wr_exact_sum_init(&cd);
+                wr_exact_sum_init(&ca);
+                for (int q = 0; q < 3; q++) wr_exact_sum_init(&sn[q]), wr_exact_sum_init(&cn[q]);
+                uint64_t vd = 0, va = 0, vn = 0, wd = 0, wa = 0, wn = 0;
+                if (dx(g, x, y, n, t, &sd) || ax(g, x, n, t, &sa) || nx(g, x, n, t, sn) ||
+                    dx(ctx[C_CPU], hx, hy, n, t, &cd) || ax(ctx[C_CPU], hx, n, t, &ca) ||
+                    nx(ctx[C_CPU], hx, n, t, cn)) {
+                    snprintf(why, sizeof why, "a call failed: %s / %s", wr_context_error(g),
+                             wr_context_error(ctx[C_CPU]));
+                } else {
+                    wr_exact_sum_round(&sd, t, &vd);
+                    wr_exact_sum_round(&sa, t, &va);
+                    nr(sn, t, &vn);
+                    wr_exact_sum_round(&cd, t, &wd);
+                    wr_exact_sum_round(&ca, t, &wa);
+                    nr(cn, t, &wn);
+                    if (vd != exact_dot(hx, hy, n, t) || vd != wd)
+                        snprintf(why, sizeof why, "dot_exact %s n=%zu %s: %#llx, cpu %#llx", type_name[t], n,
+                                 res_name[rs], (unsigned long long)vd, (unsigned long long)wd);
+                    else if (va != exact_asum(hx, n, t) || va != wa)
+                        snprintf(why, sizeof why, "asum_exact %s n=%zu %s", type_name[t], n, res_name[rs]);
+                    else if (vn != exact_nrm2(hx, n, t) || vn != wn)
+                        snprintf(why, sizeof why, "nrm2_exact %s n=%zu %s: %#llx, cpu %#llx, want %#llx",
+                                 type_name[t], n, res_name[rs], (unsigned long long)vn, (unsigned long long)wn,
+                                 (unsigned long long)exact_nrm2(hx, n, t));
+                }
+                res_free(rs, x);
+                res_free(rs, y);
+                free(hx);
+                free(hy);
+            }
+    ok(!why[0], "exact partials (wr_dot_exact, wr_asum_exact, wr_nrm2_exact)%s%s", why[0] ? ": " : "", why);
+}
+
 int main(void)
 {
     gpu_require();
     open_api();
-    plan(NF * 2 * 2 + 2);
+    plan(NF * 2 * 2 + 3);
     if (direct) diag("libwarpred has no wr_dot yet: calling the plugin's table (references only)");
     else
         for (int f = 0; f < NF; f++)
@@ -682,5 +741,6 @@ int main(void)
     const size_t qn = ((size_t)1 << 18) + 32 * 7 < maxn ? ((size_t)1 << 18) + 32 * 7 : maxn;
     check_queued(0, qn);
     check_queued(1, qn);
+    check_partials();
     return 0;
 }

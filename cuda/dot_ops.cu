@@ -67,28 +67,51 @@ wr_status each_chunk2(state *ctx, strand &S, const void *x, wr_mem_kind kx, cons
 
 enum lin { LIN_DOT, LIN_ASUM, LIN_NRM2 };
 
-/* One pass of a linear operation over chunk (dx, dy, len) at offset off of
- * count: the chunks chain their state through slot 0 (fast) or the exact
- * carry (exact); the last one writes fin, or (exact, acc_last) leaves the
- * exact sum in the carry. */
-wr_status lin_pass(strand &S, lin which, bool exact, bool acc_last, const void *dx, const void *dy, size_t len,
-                   size_t off, size_t count, wr_type t, void *fin, done_sig ds, char *err)
+/* The exact pass of DOT or ASUM over chunk (dx, dy, len) at offset off of
+ * count: the chunks chain an exact carry; the last one writes fin, or
+ * (acc_last) leaves the exact sum in the carry. */
+wr_status exact_pass(strand &S, lin which, bool acc_last, const void *dx, const void *dy, size_t len, size_t off,
+                     size_t count, wr_type t, void *fin, done_sig ds, char *err)
 {
     const bool last = off + len == count;
-    if (exact) {
-        const void *c = off ? exact_carry(S, 0) : nullptr;
-        void *ao = last && !acc_last ? nullptr : exact_carry(S, 0), *dst = last && !acc_last ? fin : nullptr;
-        if (which == LIN_DOT) return launch_exact_dot(S, dx, dy, len, t, c, ao, dst, ds, err);
-        return launch_exact_asum(S, dx, len, t, c, ao, dst, ds, err);
+    const void *c = off ? exact_carry(S, 0) : nullptr;
+    void *ao = last && !acc_last ? nullptr : exact_carry(S, 0), *dst = last && !acc_last ? fin : nullptr;
+    if (which == LIN_DOT) return launch_exact_dot(S, dx, dy, len, t, c, ao, dst, ds, err);
+    return launch_exact_asum(S, dx, len, t, c, ao, dst, ds, err);
+}
+
+/*
+ * A fast DOT, ASUM or NRM2 of count elements into fin (dot.cuh): every tile
+ * sum into the partials, folded by the last launch.  Staged, the chunks
+ * are whole tiles, so the bits are those of the same call on device
+ * memory; only where a tile is larger than a staging buffer (a huge array
+ * through small buffers) is each chunk folded on its own, chained through
+ * slot 0.
+ */
+wr_status fast_linear(state *ctx, strand &S, lin which, const void *x, wr_mem_kind kx, const void *y,
+                      wr_mem_kind ky, size_t count, wr_type t, void *fin, done_sig ds, char *err)
+{
+    const blas_op op = which == LIN_DOT ? BLAS_DOT : which == LIN_ASUM ? BLAS_ASUM : BLAS_NRM2;
+    const size_t es = wr_backend_type_size(t), tile = blas_tile(op, t, count), ntot = (count + tile - 1) / tile;
+    const bool sx = !dev_ok(kx), sy = y != nullptr && !dev_ok(ky) && y != x;
+    size_t C = 0;
+    bool whole = true;
+    if (sx || (y != nullptr && !dev_ok(ky))) {
+        const size_t cap = (sx && sy ? ctx->stage_bytes / 2 : ctx->stage_bytes) / 16 * 16 / es;
+        whole = cap >= tile;
+        C = whole ? cap / tile * tile : 0;
     }
-    const void *c = off ? slot(S, 0) : nullptr;
-    void *ao = last ? nullptr : slot(S, 0), *dst = last ? fin : nullptr;
-    switch (which) {
-    case LIN_DOT:  return launch_dot(S, dx, dy, len, t, ao, dst, c, ds, err);
-    case LIN_ASUM: return launch_asum(S, dx, len, t, ao, dst, c, ds, err);
-    case LIN_NRM2: return launch_nrm2(S, dx, len, t, ao, dst, c, ds, err);
-    }
-    return WR_ERR_UNSUPPORTED;
+    return each_chunk2(ctx, S, x, kx, y, ky, count, es, C, err,
+                       [&](const void *dx, const void *dy, size_t len, size_t off) {
+                           const bool last = off + len == count;
+                           if (whole)
+                               return launch_blas(S, op, dx, dy, len, t, tile, off / tile, ntot, last, nullptr,
+                                                  last ? fin : nullptr, nullptr, last ? ds : kNoDone, err);
+                           const size_t tc = blas_tile(op, t, len);
+                           return launch_blas(S, op, dx, dy, len, t, tc, 0, (len + tc - 1) / tc, true,
+                                              last ? nullptr : slot(S, 0), last ? fin : nullptr,
+                                              off ? slot(S, 0) : nullptr, last ? ds : kNoDone, err);
+                       });
 }
 
 /*
@@ -165,14 +188,16 @@ wr_status linear(void *s, const wr_call *call, lin which, bool exact, char *err)
         if (exact && which == LIN_NRM2) {
             const int part = call->cols < 3 ? (int)call->cols : 1;
             WRCUDA_TRY(xnorm(ctx, S, x, kx, count, t, fin, acc, part, err));
-        } else {
+        } else if (exact) {
             WRCUDA_TRY(each_chunk2(ctx, S, x, kx, y, ky, count, es, 0, err,
                                    [&](const void *dx, const void *dy, size_t len, size_t off) {
                                        const bool last = off + len == count;
-                                       return lin_pass(S, which, exact, acc != nullptr, dx, dy, len, off, count,
-                                                       t, fin, last && !acc ? arm(S) : kNoDone, err);
+                                       return exact_pass(S, which, acc != nullptr, dx, dy, len, off, count, t, fin,
+                                                         last && !acc ? arm(S) : kNoDone, err);
                                    }));
             if (acc) WRCUDA_CK(cudaMemcpyAsync, (acc, exact_carry(S, 0), kAccBytes, cudaMemcpyDeviceToHost, S.st));
+        } else {
+            WRCUDA_TRY(fast_linear(ctx, S, which, x, kx, y, ky, count, t, fin, arm(S), err));
         }
         if (!acc && !out_dev) {
             WRCUDA_TRY(fetch_result(S, es, err));
@@ -228,11 +253,14 @@ wr_status dot_rows(void *s, const wr_call *call, bool exact, char *err)
             for (size_t r = 0; r < rows; r++) {
                 const char *xr = (const char *)x + r * cols * es, *yr = (const char *)y + r * cols * es;
                 void *fin = (char *)res + r * es;
-                WRCUDA_TRY(each_chunk2(ctx, S, xr, kx, yr, ky, cols, es, 0, err,
-                                       [&](const void *dx, const void *dy, size_t len, size_t off) {
-                                           return lin_pass(S, LIN_DOT, exact, false, dx, dy, len, off, cols, t,
-                                                           fin, kNoDone, err);
-                                       }));
+                if (exact)
+                    WRCUDA_TRY(each_chunk2(ctx, S, xr, kx, yr, ky, cols, es, 0, err,
+                                           [&](const void *dx, const void *dy, size_t len, size_t off) {
+                                               return exact_pass(S, LIN_DOT, false, dx, dy, len, off, cols, t, fin,
+                                                                 kNoDone, err);
+                                           }));
+                else
+                    WRCUDA_TRY(fast_linear(ctx, S, LIN_DOT, xr, kx, yr, ky, cols, t, fin, kNoDone, err));
             }
             if (!out_dev) WRCUDA_CK(cudaMemcpyAsync, (out, res, rows * es, cudaMemcpyDeviceToHost, S.st));
             return WR_SUCCESS;

@@ -17,23 +17,6 @@
 
 namespace wrcuda {
 
-/* Grid for a grid-strided pass over n elements: enough blocks to fill the
- * device (one wave: every block resident, no partial last wave), more only
- * where `chained` asks that no thread chains more than ~256 vectors (keeps
- * the float error bound of DESIGN.md for any n; argmin/argmax are exact and
- * do not need it), at most kMaxGrid. */
-unsigned reduce_grid(size_t n, size_t elem, int sms, int per_sm, bool chained)
-{
-    const size_t nv = n / (16 / elem) + 1;
-    const size_t per_iter = (size_t)kThreads * kUnroll;
-    size_t need = (nv + per_iter - 1) / per_iter;
-    size_t fill = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
-    size_t chain = chained ? (nv + per_iter * 64 - 1) / (per_iter * 64) : 0;
-    size_t g = need < fill ? need : (fill > chain ? fill : chain);
-    if (g > kMaxGrid) g = kMaxGrid;
-    return g ? (unsigned)g : 1u;
-}
-
 namespace {
 
 /* Blocks of k_reduce asked to fit on a multiprocessor: 8 (2048 threads,
@@ -64,6 +47,23 @@ k_reduce(const T *__restrict__ in, size_t n, T *__restrict__ part, unsigned *__r
         if (gridDim.x > 1) *ctr = 0;
         if (ds.word) signal_done(ds);
     }
+}
+
+/* Grid for a grid-strided pass over n elements: enough blocks to fill the
+ * device (one wave: every block resident, no partial last wave), more only
+ * where `chained` asks that no thread chains more than ~256 vectors (keeps
+ * the float error bound of DESIGN.md for any n; argmin/argmax are exact and
+ * do not need it), at most kMaxGrid. */
+unsigned reduce_grid(size_t n, size_t elem, int sms, int per_sm, bool chained)
+{
+    const size_t nv = n / (16 / elem) + 1;
+    const size_t per_iter = (size_t)kThreads * kUnroll;
+    size_t need = (nv + per_iter - 1) / per_iter;
+    size_t fill = (size_t)sms * (size_t)(per_sm > 0 ? per_sm : 1);
+    size_t chain = chained ? (nv + per_iter * 64 - 1) / (per_iter * 64) : 0;
+    size_t g = need < fill ? need : (fill > chain ? fill : chain);
+    if (g > kMaxGrid) g = kMaxGrid;
+    return g ? (unsigned)g : 1u;
 }
 
 struct reduce_fn {

@@ -30,6 +30,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "bench.h"
+#include "bench_blas.h"
 #include "output.h"
 #include "bench_omp.h"
 #include "wr_ops.h"
@@ -42,6 +43,7 @@ enum { FM_FAST = 1, FM_REPRO = 2 };
 struct opts {
     int backends;              /* BK_* bits; 0: the default backend */
     unsigned funcs, types, ops;
+    unsigned blas;             /* bench_blas.h's BB_* bits: dot products and norms */
     size_t *sizes; int nsizes;
     size_t *cols; int ncols;
     size_t seglen;
@@ -73,7 +75,9 @@ static void usage(FILE *f)
 "                           against the plain OpenMP-offload loops and the cuda\n"
 "                           backend on the same device arrays, with the targets\n"
 "  --funcs LIST             reduce,scan,exscan,reduce_rows,reduce_segments,\n"
-"                           argmin,argmax,scan_segments,exscan_segments or all\n"
+"                           argmin,argmax,scan_segments,exscan_segments,\n"
+"                           dot,nrm2,asum,argmax_abs,dot_rows (cpu rows beside\n"
+"                           OpenBLAS when configure found it) or all\n"
 "                           (rows/segments/segscan/segexscan also accepted)\n"
 "  --types LIST             i32,i64,u32,u64,f32,f64 or all\n"
 "  --ops LIST               sum,prod,min,max,band,bor,bxor or all\n"
@@ -315,6 +319,14 @@ static void parse_args(int argc, char **argv, struct opts *o)
     }
     /* Function names and their aliases. */
     if (funcs) {
+        /* the dot products and norms have their own rows (bench_blas.c) */
+        static char rest[512];
+        o->blas = bench_blas_parse(funcs, rest, sizeof rest);
+        funcs = rest;
+    }
+    if (funcs && !*funcs) {
+        o->funcs = 0;
+    } else if (funcs) {
         const char *all[2 * BF_NFUNCS];
         unsigned m;
         for (i = 0; i < BF_NFUNCS; i++) { all[i] = func_names[i]; all[BF_NFUNCS + i] = func_aliases[i]; }
@@ -1099,7 +1111,13 @@ int main(int argc, char **argv)
         bo.check = o.check;
         failures += bomp_table(&bo, cuda);
     }
-    if (o.want_matrix) {
+    if (o.blas) {
+        /* the cpu's rows (the cuda backend's are bench_cuda's business) */
+        unsigned ft = o.types & ((1u << WR_FLOAT) | (1u << WR_DOUBLE));
+        bench_blas(o.blas, ft ? ft : 1u << WR_DOUBLE, o.sizes, o.nsizes, o.cols, o.ncols, o.fmodes, o.refs,
+                   o.reps, o.warmup);
+    }
+    if (o.want_matrix && o.funcs) {
         if (o.backends & BK_CPU) {
             struct env e;
             memset(&e, 0, sizeof e);

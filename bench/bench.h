@@ -210,6 +210,25 @@ int bcu_cub_segscan(const struct bench_cell *c, void *temp, size_t *temp_bytes,
                     const void *d_in, void *d_out, const unsigned *d_keys, void *stream);
 int bcu_segscan_keys(const size_t *d_offsets, size_t nseg, size_t n, unsigned *d_keys);
 
+/* cuBLAS (cublas_ref.cu), the reference of the dot products and norms:
+ * found at run time (dlopen), so that the benchmark builds and runs where
+ * it is absent; bcu_cublas_available() says whether it is (else -1 and
+ * why).  bcu_cublas_run is a bench_call on a struct bcu_blas_call: it
+ * queues cublas<S|D>dot / nrm2 / asum / I<s|d>amax (n < 2^31) on stream in
+ * CUBLAS_POINTER_MODE_DEVICE, the result into device memory at d_out (an
+ * int for IAMAX, 1-based, as cuBLAS counts). */
+enum bcu_blas { BCU_DOT, BCU_NRM2, BCU_ASUM, BCU_IAMAX };
+struct bcu_blas_call {
+    enum bcu_blas f;
+    wr_type type;          /* WR_FLOAT or WR_DOUBLE */
+    size_t n;
+    const void *x, *y;     /* device memory (y: BCU_DOT only) */
+    void *d_out;
+    void *stream;          /* a cudaStream_t; NULL: the legacy stream */
+};
+int bcu_cublas_available(char *why, size_t len);
+int bcu_cublas_run(void *call, char *err);
+
 /* The source articles' kernels (seed_kernels.cu).  Emits rows through
  * bench_emit; returns the number of failed checks (or -1 on a CUDA error). */
 int bcu_seed_table(int warmup, int reps, wr_context *cuda_ctx);

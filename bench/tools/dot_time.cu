@@ -7,8 +7,8 @@
  * it from the build tree:
  *   bench/tools/dot_time [N]   (N elements, default 2^28; DOT_TIME_REPS runs, default 20)
  *
- * cuBLAS is not linked: the tool dlopen()s libcublas.so.13 (or .12) and
- * calls cublasSdot/Ddot/Snrm2/Dnrm2/Sasum/Dasum/Isamax/Idamax in
+ * cuBLAS is not linked: bench/cublas_ref.cu (the benchmark's) finds it at run
+ * time and calls cublasSdot/Ddot/Snrm2/Dnrm2/Sasum/Dasum/Isamax/Idamax in
  * CUBLAS_POINTER_MODE_DEVICE on the tool's stream; without it the cuBLAS
  * columns say "-".  Rows: dot_rows of N/8 elements (2^25 at the default N)
  * in rows of 32 and 1024 columns.
@@ -22,53 +22,30 @@
  */
 #include "tool_common.cuh"
 
-#include <dlfcn.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "dot.cuh"
 #include "exact.cuh"
+#include "../bench.h"
 
-/* ---- cuBLAS, found at run time ---------------------------------------------- */
+/* ---- cuBLAS (bench/cublas_ref.cu) ------------------------------------------------- */
 
-typedef int (*cb_create_t)(void **);
-typedef int (*cb_stream_t)(void *, cudaStream_t);
-typedef int (*cb_ptrmode_t)(void *, int);
-typedef int (*cb_dot_t)(void *, int, const void *, int, const void *, int, void *);
-typedef int (*cb_one_t)(void *, int, const void *, int, void *);
 struct cublas {
-    void *h = nullptr;
-    cb_dot_t sdot, ddot;
-    cb_one_t snrm2, dnrm2, sasum, dasum, isamax, idamax;
+    bool ok = false;
+    cudaStream_t st = nullptr;
 };
 
-static bool cublas_open(cublas &cb, cudaStream_t st)
+/* Queue cuBLAS's f on x (and y) into d_out. */
+static void cb_call(const cublas &cb, bcu_blas f, wr_type t, size_t n, const void *x, const void *y, void *d_out)
 {
-    void *lib = dlopen("libcublas.so.13", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) lib = dlopen("libcublas.so.12", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) lib = dlopen("libcublas.so", RTLD_NOW | RTLD_LOCAL);
-    if (!lib) return false;
-    auto create = (cb_create_t)dlsym(lib, "cublasCreate_v2");
-    auto stream = (cb_stream_t)dlsym(lib, "cublasSetStream_v2");
-    auto mode = (cb_ptrmode_t)dlsym(lib, "cublasSetPointerMode_v2");
-    cb.sdot = (cb_dot_t)dlsym(lib, "cublasSdot_v2");
-    cb.ddot = (cb_dot_t)dlsym(lib, "cublasDdot_v2");
-    cb.snrm2 = (cb_one_t)dlsym(lib, "cublasSnrm2_v2");
-    cb.dnrm2 = (cb_one_t)dlsym(lib, "cublasDnrm2_v2");
-    cb.sasum = (cb_one_t)dlsym(lib, "cublasSasum_v2");
-    cb.dasum = (cb_one_t)dlsym(lib, "cublasDasum_v2");
-    cb.isamax = (cb_one_t)dlsym(lib, "cublasIsamax_v2");
-    cb.idamax = (cb_one_t)dlsym(lib, "cublasIdamax_v2");
-    if (!create || !stream || !mode || !cb.sdot || !cb.ddot || !cb.snrm2 || !cb.dnrm2 || !cb.sasum || !cb.dasum ||
-        !cb.isamax || !cb.idamax)
-        return false;
-    /* CUBLAS_POINTER_MODE_DEVICE == 1 */
-    if (create(&cb.h) != 0 || stream(cb.h, st) != 0 || mode(cb.h, 1) != 0) {
-        cb.h = nullptr;
-        return false;
+    char err[WR_BENCH_ERRLEN];
+    bcu_blas_call c = { f, t, n, x, y, d_out, (void *)cb.st };
+    if (bcu_cublas_run(&c, err)) {
+        fprintf(stderr, "%s\n", err);
+        exit(1);
     }
-    return true;
 }
 
 /* ---- data --------------------------------------------------------------------------- */
@@ -153,9 +130,8 @@ static void run_type(wrcuda::strand &S, cublas &cb, const T *x, const T *y, size
             TRY(wrcuda::launch_exact_dot(S, x, y, n, t, nullptr, nullptr, out + 1, wrcuda::kNoDone, err));
         });
         double c = 0;
-        if (cb.h && in > 0)
-            c = timed_median(S.st, reps, [&] { (dbl ? cb.ddot : cb.sdot)(cb.h, in, x, 1, y, 1, out + 2); });
-        const double vf = fetch(0), vx = fetch(1), vc = cb.h && in > 0 ? fetch(2) : vx;
+        if (cb.ok && in > 0) c = timed_median(S.st, reps, [&] { cb_call(cb, BCU_DOT, t, n, x, y, out + 2); });
+        const double vf = fetch(0), vx = fetch(1), vc = cb.ok && in > 0 ? fetch(2) : vx;
         const bool good = rel(vf, vx) < tol && rel(vc, vx) < tol;
         snprintf(check, sizeof check, "%s (fast %.9g repro %.9g cublas %.9g)", good ? "ok" : "FAIL", vf, vx, vc);
         failures += !good;
@@ -179,8 +155,8 @@ static void run_type(wrcuda::strand &S, cublas &cb, const T *x, const T *y, size
             TRY(wrcuda::launch_norm_round(S, t, out + 1, wrcuda::kNoDone, err));
         });
         double c = 0;
-        if (cb.h && in > 0) c = timed_median(S.st, reps, [&] { (dbl ? cb.dnrm2 : cb.snrm2)(cb.h, in, x, 1, out + 2); });
-        const double vf = fetch(0), vx = fetch(1), vc = cb.h && in > 0 ? fetch(2) : vx;
+        if (cb.ok && in > 0) c = timed_median(S.st, reps, [&] { cb_call(cb, BCU_NRM2, t, n, x, nullptr, out + 2); });
+        const double vf = fetch(0), vx = fetch(1), vc = cb.ok && in > 0 ? fetch(2) : vx;
         const bool good = rel(vf, vx) < tol && rel(vc, vx) < tol;
         snprintf(check, sizeof check, "%s (fast %.9g repro %.9g cublas %.9g)", good ? "ok" : "FAIL", vf, vx, vc);
         failures += !good;
@@ -195,8 +171,8 @@ static void run_type(wrcuda::strand &S, cublas &cb, const T *x, const T *y, size
             TRY(wrcuda::launch_exact_asum(S, x, n, t, nullptr, nullptr, out + 1, wrcuda::kNoDone, err));
         });
         double c = 0;
-        if (cb.h && in > 0) c = timed_median(S.st, reps, [&] { (dbl ? cb.dasum : cb.sasum)(cb.h, in, x, 1, out + 2); });
-        const double vf = fetch(0), vx = fetch(1), vc = cb.h && in > 0 ? fetch(2) : vx;
+        if (cb.ok && in > 0) c = timed_median(S.st, reps, [&] { cb_call(cb, BCU_ASUM, t, n, x, nullptr, out + 2); });
+        const double vf = fetch(0), vx = fetch(1), vc = cb.ok && in > 0 ? fetch(2) : vx;
         const bool good = rel(vf, vx) < tol && rel(vc, vx) < tol;
         snprintf(check, sizeof check, "%s (fast %.9g repro %.9g cublas %.9g)", good ? "ok" : "FAIL", vf, vx, vc);
         failures += !good;
@@ -208,13 +184,13 @@ static void run_type(wrcuda::strand &S, cublas &cb, const T *x, const T *y, size
             TRY(wrcuda::launch_iamax(S, x, n, t, 0, nullptr, nullptr, idx, out + 0, wrcuda::kNoDone, err));
         });
         double c = 0;
-        if (cb.h && in > 0) c = timed_median(S.st, reps, [&] { (dbl ? cb.idamax : cb.isamax)(cb.h, in, x, 1, cbi); });
+        if (cb.ok && in > 0) c = timed_median(S.st, reps, [&] { cb_call(cb, BCU_IAMAX, t, n, x, nullptr, cbi); });
         size_t gi = 0;
         int ci = 0;
         CK(cudaStreamSynchronize(S.st));
         CK(cudaMemcpy(&gi, idx, sizeof gi, cudaMemcpyDeviceToHost));
         CK(cudaMemcpy(&ci, cbi, sizeof ci, cudaMemcpyDeviceToHost));
-        const bool good = !cb.h || in <= 0 || (size_t)(ci - 1) == gi;
+        const bool good = !cb.ok || in <= 0 || (size_t)(ci - 1) == gi;
         snprintf(check, sizeof check, "%s (index %zu, cublas %d - 1)", good ? "ok" : "FAIL", gi, ci);
         failures += !good;
         row("argmax_abs", tn, n * es, f, copyh, c, 0, check);
@@ -266,10 +242,13 @@ int main(int argc, char **argv)
     char err[WR_ERRLEN] = "";
     TRY(wrcuda::exact_scratch(S, err));
     cublas cb;
-    const bool have_cb = cublas_open(cb, S.st);
+    char why[160] = "";
+    cb.ok = bcu_cublas_available(why, sizeof why) == 0;
+    cb.st = S.st;
+    const bool have_cb = cb.ok;
     cudaDeviceProp p;
     CK(cudaGetDeviceProperties(&p, S.dev));
-    printf("# dot_time: %s, n = %zu, %d reps, cuBLAS %s\n", p.name, n, reps, have_cb ? "found" : "not found");
+    printf("# dot_time: %s, n = %zu, %d reps, cuBLAS %s\n", p.name, n, reps, have_cb ? "found" : why);
     printf("%-14s %-4s %10s %8s %8s %8s %8s  %s\n", "what", "type", "us", "GB/s", "cublas/", "vs copy", "fast/", "check");
     {
         double *x, *y;

@@ -229,6 +229,12 @@ struct bcu_blas_call {
 int bcu_cublas_available(char *why, size_t len);
 int bcu_cublas_run(void *call, char *err);
 
+/* The dot products' and norms' rows on the cuda backend (bench_blas_cuda.c;
+ * funcs: bench_blas.h's BB_* bits, the rest as bench_blas()), beside
+ * cuBLAS and a copy.  Returns the number of failed checks. */
+int bench_blas_cuda(wr_context *ctx, unsigned funcs, unsigned types, const size_t *sizes, int nsizes,
+                    const size_t *cols, int ncols, int fmodes, int refs, int reps, int warmup);
+
 /* The source articles' kernels (seed_kernels.cu).  Emits rows through
  * bench_emit; returns the number of failed checks (or -1 on a CUDA error). */
 int bcu_seed_table(int warmup, int reps, wr_context *cuda_ctx);

@@ -77,7 +77,8 @@ static void usage(FILE *f)
 "  --funcs LIST             reduce,scan,exscan,reduce_rows,reduce_segments,\n"
 "                           argmin,argmax,scan_segments,exscan_segments,\n"
 "                           dot,nrm2,asum,argmax_abs,dot_rows (cpu rows beside\n"
-"                           OpenBLAS when configure found it) or all\n"
+"                           OpenBLAS when configure found it; cuda rows beside\n"
+"                           cuBLAS, found at run time, and a copy) or all\n"
 "                           (rows/segments/segscan/segexscan also accepted)\n"
 "  --types LIST             i32,i64,u32,u64,f32,f64 or all\n"
 "  --ops LIST               sum,prod,min,max,band,bor,bxor or all\n"
@@ -1116,6 +1117,12 @@ int main(int argc, char **argv)
         unsigned ft = o.types & ((1u << WR_FLOAT) | (1u << WR_DOUBLE));
         bench_blas(o.blas, ft ? ft : 1u << WR_DOUBLE, o.sizes, o.nsizes, o.cols, o.ncols, o.fmodes, o.refs,
                    o.reps, o.warmup);
+#ifdef WR_BENCH_CUDA
+        /* the cuda backend's, beside cuBLAS and a copy */
+        if ((o.backends & BK_CUDA) && have_dev)
+            failures += bench_blas_cuda(cuda, o.blas, ft ? ft : 1u << WR_DOUBLE, o.sizes, o.nsizes, o.cols, o.ncols,
+                                        o.fmodes, o.refs, o.reps, o.warmup);
+#endif
     }
     if (o.want_matrix && o.funcs) {
         if (o.backends & BK_CPU) {

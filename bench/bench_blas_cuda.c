@@ -141,7 +141,7 @@ int bench_blas_cuda(wr_context *ctx, unsigned funcs, unsigned types, const size_
                     }
                     for (m = 0; m < 2; m++) {
                         struct call a = { ctx, f, t, x, y, out, (size_t *)cbo + 4, nn, cl ? cl : 1 };
-                        char ratio[32], check[120] = "ok", cs[16];
+                        char ratio[32], check[120] = "ok", cs[24];
                         unsigned char r[8];
                         double v;
                         if (!(fmodes >> m & 1) || (m == 1 && f == BB_IAMAX)) continue;

@@ -4,6 +4,7 @@
  * the choice of backend and the error text are written once.
  */
 #include <config.h>
+#include <stdint.h>
 #include <string.h>
 #include "wr_internal.h"
 #include "wr_exact.h"
@@ -144,17 +145,37 @@ wr_status wr_nrm2_exact(wr_context *ctx, const void *x, size_t count, wr_type ty
                         wr_exact_sum parts[WR_NRM2_PARTS])
 {
     static const size_t order[WR_NRM2_PARTS] = { 1, 0, 2 };
+    static const char *const fn[WR_NRM2_PARTS] = { "wr_nrm2_exact (parts[0])", "wr_nrm2_exact (parts[1])",
+                                                   "wr_nrm2_exact (parts[2])" };
+    wr_exact_sum tmp[WR_NRM2_PARTS];
+    const size_t es = wr_type_size(type);
     wr_status st = WR_SUCCESS;
     size_t k;
     if (parts == NULL) {
         wri_set_error(ctx, "wr_nrm2_exact: parts is NULL");
         return WR_ERR_INVALID_ARG;
     }
-    for (k = 0; k < WR_NRM2_PARTS && st == WR_SUCCESS; k++) {
-        struct wr_call c = CALL(.type = type, .in = x, .count = count, .acc = &parts[order[k]],
-                                .cols = order[k]);
-        st = wri_run(ctx, "wr_nrm2_exact", WRI_XNRM2SUM, &c);
+    /* every argument first (a call of no element checks a part and adds
+     * nothing to it), so that a refused call leaves all three parts as
+     * they were; then the three passes on copies */
+    for (k = 0; k < WR_NRM2_PARTS; k++) {
+        struct wr_call c = CALL(.type = type, .in = x, .count = 0, .acc = &parts[k], .cols = k);
+        if ((st = wri_run(ctx, fn[k], WRI_XNRM2SUM, &c)) != WR_SUCCESS) return st;
     }
+    if (x != NULL && es != 0 && count <= SIZE_MAX / es) {
+        const uintptr_t xa = (uintptr_t)x, pa = (uintptr_t)parts;
+        if (xa < pa + sizeof tmp && pa < xa + count * es) {
+            wri_set_error(ctx, "wr_nrm2_exact: parts overlaps x");
+            return WR_ERR_INVALID_ARG;
+        }
+    }
+    memcpy(tmp, parts, sizeof tmp);
+    for (k = 0; k < WR_NRM2_PARTS && st == WR_SUCCESS; k++) {
+        struct wr_call c = CALL(.type = type, .in = x, .count = count, .acc = &tmp[order[k]],
+                                .cols = order[k]);
+        st = wri_run(ctx, fn[order[k]], WRI_XNRM2SUM, &c);
+    }
+    if (st == WR_SUCCESS) memcpy(parts, tmp, sizeof tmp);
     return st;
 }
 

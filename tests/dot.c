@@ -659,6 +659,18 @@ static void run_partials(wr_type t)
         tu_expect(&tl, wr_nrm2_exact(fast, x, 4, t, NULL) == WR_ERR_INVALID_ARG, "wr_nrm2_exact parts NULL");
         tu_expect(&tl, wr_exact_norm_round(ntot, WR_INT64, got) == WR_ERR_UNSUPPORTED, "norm round to int64");
         tu_expect(&tl, wr_exact_norm_round(NULL, t, got) == WR_ERR_INVALID_ARG, "norm round of NULL");
+        {
+            /* a refused call leaves every part as it was: parts[2] is garbage */
+            wr_exact_sum pp[WR_NRM2_PARTS];
+            unsigned char pkeep[sizeof pp];
+            for (i = 0; i < WR_NRM2_PARTS; i++) wr_exact_sum_init(&pp[i]);
+            memset(&pp[2], 0x5a, sizeof pp[2]);
+            memcpy(pkeep, pp, sizeof pkeep);
+            tu_expect(&tl, wr_nrm2_exact(fast, x, n, t, pp) == WR_ERR_INVALID_ARG &&
+                      memcmp(pkeep, pp, sizeof pkeep) == 0 && tu_mentions(wr_context_error(fast), "parts[2]"),
+                      "wr_nrm2_exact with parts[2] garbage: WR_ERR_INVALID_ARG naming it, no part changed: %s",
+                      wr_context_error(fast));
+        }
         memset(&ntot[1], 0x5a, sizeof ntot[1]);
         tu_expect(&tl, wr_exact_norm_round(ntot, t, got) == WR_ERR_INVALID_ARG &&
                   tu_mentions(wr_context_error(NULL), "parts[1]"), "norm round of garbage names parts[1]");

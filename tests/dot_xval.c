@@ -128,7 +128,9 @@ static void run_backend(const struct be *be)
                     for (m = 0; m < 2; m++) {
                         wr_status sa = call(cpu[m], f, x, y, a, n, cols, t, &ia);
                         wr_status sb = call(dev[m], f, x, y, b, n, cols, t, &ib);
-                        if (sb == WR_ERR_UNSUPPORTED) {
+                        /* the omptarget backend has no dot products yet (its man page says
+                         * so); the cuda backend has every one: refusing one fails */
+                        if (sb == WR_ERR_UNSUPPORTED && be->b != WR_BACKEND_CUDA) {
                             diag("%s: %s: %s", be->name, fn_name[f], wr_context_error(dev[m]));
                             skip[f] = 1;
                             break;
@@ -146,7 +148,12 @@ static void run_backend(const struct be *be)
                     }
                     if (f == F_IAMAX || skip[f]) continue;
                     /* the fast results against the exact ones (the cpu's reproducible) */
-                    call(dev[0], f, x, y, b, n, cols, t, &ib);
+                    {
+                        const wr_status sf = call(dev[0], f, x, y, b, n, cols, t, &ib);
+                        tu_expect(&tl, sf == WR_SUCCESS, "%s %s n=%zu fast: %s", fn_name[f], tu_type_name(t), n,
+                                  wr_context_error(dev[0]));
+                        if (sf != WR_SUCCESS) continue;
+                    }
                     for (r = 0; r < nout; r++) {
                         const size_t lo = f == F_ROWS ? r * cols : 0, len = f == F_ROWS ? cols : n;
                         tu_expect(&tl, within(f == F_ROWS ? F_DOT : f, x, y, lo, len, t, getd(b, t, r), getd(e, t, r)),

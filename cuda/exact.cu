@@ -1450,7 +1450,7 @@ __device__ __forceinline__ size_t xoff_lower_bound(const size_t *off, size_t cou
  * the exact sum from its last head on, or of all of it, into xa[t],
  * normalised, with kXHead when it has a head. */
 template <typename T>
-__global__ void __launch_bounds__(kThreads, xblock_min_blocks<T>())
+__global__ void __launch_bounds__(kThreads, xblock_min_blocks<xsum_src<T>>())
 k_xsegtiles(const T *__restrict__ in, size_t n, size_t ntiles, const size_t *__restrict__ off, size_t nseg,
             size_t base, wrx_acc *__restrict__ xa)
 {
@@ -1471,7 +1471,7 @@ k_xsegtiles(const T *__restrict__ in, size_t n, size_t ntiles, const size_t *__r
         __syncthreads();
         fpe<T> res;
         fpe_init(res);
-        const bool used = block_exact(in, pb, e, &acc, s_w, s_ok, res);
+        const bool used = block_exact(xsum_src<T>{ in }, pb, e, &acc, s_w, s_ok, res);
         if (threadIdx.x == 0) {
             if (!used) acc_flush(&acc, res);
             acc_normalize(&acc);

@@ -231,12 +231,6 @@ static uint64_t bits_of(double d)
     memcpy(&b, &d, 8);
     return b;
 }
-static uint64_t bits_of_f(float f)
-{
-    uint32_t b;
-    memcpy(&b, &f, 4);
-    return b;
-}
 
 static uint64_t exact_nrm2(const void *x, size_t n, wr_type t)
 {

@@ -53,6 +53,21 @@ static void say(char *err, const char *fmt, ...)
     va_end(ap);
 }
 
+/* A distribution's build (configure --with-plugin-package=PREFIX) names the
+ * package of a missing plugin: PREFIX and the backend, warpred_cuda.so ->
+ * "libwarpred-cuda" for PREFIX "libwarpred-". */
+static void say_package(char *err, const char *file)
+{
+#ifdef WR_PLUGIN_PACKAGE_PREFIX
+    size_t n = strlen(err);
+    if (strncmp(file, "warpred_", 8) == 0 && n < WR_ERRLEN)
+        snprintf(err + n, WR_ERRLEN - n, " (install the package %s%.*s)", WR_PLUGIN_PACKAGE_PREFIX,
+                 (int)strcspn(file + 8, "."), file + 8);
+#else
+    (void)err; (void)file;
+#endif
+}
+
 /* NULL if st (of path, a `what`) may be trusted, else why not. */
 static const char *untrusted(const struct stat *st, int want_dir)
 {
@@ -130,6 +145,7 @@ wr_status wri_plugin_open(const char *file, struct wri_backend *b, int *missing,
         int e = errno;
         *missing = e == ENOENT;
         say(err, "%s %s: %.200s: %s", file, e == ENOENT ? "not found" : "cannot be opened", dir, strerror(e));
+        if (*missing) say_package(err, file);
         return WR_ERR_NO_BACKEND;
     }
     if ((why = untrusted(&st, 1)) != NULL) {
@@ -140,6 +156,7 @@ wr_status wri_plugin_open(const char *file, struct wri_backend *b, int *missing,
         int e = errno;
         *missing = e == ENOENT;
         say(err, "%s %s: %.200s: %s", file, e == ENOENT ? "not found" : "cannot be opened", path, strerror(e));
+        if (*missing) say_package(err, file);
         return WR_ERR_NO_BACKEND;
     }
     if ((why = untrusted(&st, 0)) != NULL) {

@@ -53,6 +53,8 @@ AC_DEFUN([WR_CHECK_OPENMP_OFFLOAD], [
     wr_ompt_save_CFLAGS=$CFLAGS
     wr_ompt_ok=
     wr_ompt_gcc_targets=
+    # -fno-stack-protector after CFLAGS, as omp/local.am builds the plugin:
+    # GCC instruments offloaded code too, which ptxas rejects.
     for wr_t in $wr_ompt_cands; do
       AS_IF([test $wr_ompt_clang = yes],
         [wr_f="-fopenmp --offload-arch=$wr_t -Werror=unused-command-line-argument"],
@@ -60,7 +62,7 @@ AC_DEFUN([WR_CHECK_OPENMP_OFFLOAD], [
           [nvptx-none], [wr_f="-fopenmp -foffload=nvptx-none -foffload-options=nvptx-none=-misa=sm_80 -fcf-protection=none"],
           [wr_f="-fopenmp -foffload=$wr_t -fcf-protection=none"])])
       AC_MSG_CHECKING([whether $CC offloads OpenMP target regions to $wr_t])
-      CFLAGS="$wr_ompt_save_CFLAGS $wr_f"
+      CFLAGS="$wr_ompt_save_CFLAGS $wr_f -fno-stack-protector"
       AC_LINK_IFELSE([AC_LANG_PROGRAM([[#include <omp.h>]], [[
         int a = 0;
 #pragma omp target map(tofrom: a)
@@ -92,7 +94,7 @@ AC_DEFUN([WR_CHECK_OPENMP_OFFLOAD], [
     # A shared object that offloads, without text relocations?
     AS_IF([test $wr_have_ompt = yes && test $wr_ompt_clang = no], [
       AC_MSG_CHECKING([whether an offloading shared object links without text relocations])
-      CFLAGS="$wr_ompt_save_CFLAGS $OMPT_CFLAGS -fPIC"
+      CFLAGS="$wr_ompt_save_CFLAGS $OMPT_CFLAGS -fPIC -fno-stack-protector"
       wr_ompt_save_LDFLAGS=$LDFLAGS
       LDFLAGS="$LDFLAGS -shared -Wl,-z,text"
       AC_LINK_IFELSE([AC_LANG_SOURCE([[

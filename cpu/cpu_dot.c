@@ -404,6 +404,10 @@ DEF_IAMAX(f64, double)
 /* What a reproducible pass sums. */
 enum xkind { XK_DOT, XK_ASUM, XK_NRM2 };
 
+/* Eight-lane vectors whatever the ISA variant: below AVX-512 the compilers
+ * warn that passing them by value has another ABI there (-Wpsabi), which
+ * does not matter to these static functions, inlined within this file. */
+#pragma GCC diagnostic ignored "-Wpsabi"
 typedef double xv __attribute__((vector_size(XL * 8)));
 typedef int64_t xvi __attribute__((vector_size(XL * 8)));
 typedef float xvf __attribute__((vector_size(XL * 4)));

@@ -4,8 +4,8 @@
  * reproducible in one run (--float-mode), beside OpenBLAS's cblas_?dot,
  * ?nrm2, ?asum and i?amax on the same buffers when configure found it
  * (threaded OpenBLAS: its default thread count).  dot_rows has no BLAS
- * counterpart and is timed alone.  Each cell: the best of --reps calls
- * after --warmup, as GB/s of input read, and its ratio to the reference
+ * counterpart and is timed alone.  Each cell: the median of --reps calls
+ * after --warmup (monotonic wall clock), as GB/s of input read, and its ratio to the reference
  * (OpenBLAS, or for reproducible rows the fast call).
  */
 #include <config.h>
@@ -21,15 +21,9 @@
 #endif
 #include "warpred.h"
 #include "bench_blas.h"
+#include "bench.h"
 
-static double now(void)
-{
-#ifdef _OPENMP
-    return omp_get_wtime();
-#else
-    return (double)clock() / CLOCKS_PER_SEC;
-#endif
-}
+static double now(void) { return bench_now(); }   /* monotonic wall clock */
 
 static const char *const names[BB_NFUNCS] = { "dot", "nrm2", "asum", "argmax_abs", "dot_rows" };
 
@@ -83,12 +77,15 @@ static void blas(int f, wr_type t, const void *x, const void *y, size_t n)
 }
 #endif
 
-/* Best seconds of reps calls: mode 0 fast, 1 reproducible, 2 OpenBLAS. */
+/* Median seconds of reps calls (wall clock): mode 0 fast, 1 reproducible,
+ * 2 OpenBLAS. */
 static double timeit(wr_context *c, int mode, int f, wr_type t, const void *x, const void *y, void *out, size_t n,
                      size_t cols, int reps, int warmup)
 {
-    double best = INFINITY;
+    double *v, med;
     int k;
+    if (reps < 1) reps = 1;
+    if ((v = malloc((size_t)reps * sizeof *v)) == NULL) return NAN;
     for (k = -warmup; k < reps; k++) {
         const double t0 = now();
         if (mode == 2) {
@@ -97,11 +94,14 @@ static double timeit(wr_context *c, int mode, int f, wr_type t, const void *x, c
 #endif
         } else if (run(c, f, t, x, y, out, n, cols) != WR_SUCCESS) {
             fprintf(stderr, "warpred-bench: %s: %s\n", names[f], wr_context_error(c));
+            free(v);
             return NAN;
         }
-        if (k >= 0 && now() - t0 < best) best = now() - t0;
+        if (k >= 0) v[k] = now() - t0;
     }
-    return best;
+    med = bench_median(v, reps);
+    free(v);
+    return med;
 }
 
 void bench_blas(unsigned funcs, unsigned types, const size_t *sizes, int nsizes, const size_t *cols, int ncols,

@@ -36,6 +36,7 @@
 #   WR_RUN_SAN_PROGS     GPU test programs run under the sanitizers (default:
 #                        every GPU test but test_cuda_huge and test_cuda_errors)
 #   WR_RUN_SAN_TOOLS     default "memcheck racecheck synccheck initcheck"
+#   WR_RUN_SAN_JOBS      sanitizer runs at a time (default 4)
 #   WR_RUN_BENCH_ARGS, WR_RUN_ASYNC_ARGS, WR_RUN_OMPBENCH_ARGS,
 #   WR_RUN_CPUBENCH_ARGS the benchmark options of those steps
 #   WR_RUN_ONLY          an extended regular expression: only the test
@@ -234,7 +235,7 @@ if want sanitize; then
     san_progs=${WR_RUN_SAN_PROGS:-$(echo "$gpu_tests" | grep -v -e test_cuda_huge -e test_cuda_errors)}
     for tool in ${WR_RUN_SAN_TOOLS:-memcheck racecheck synccheck initcheck}; do
         for p in $san_progs; do
-            slot 4
+            slot "${WR_RUN_SAN_JOBS:-4}"
             {
                 run_one "$tool $p" "${WR_RUN_SAN_TIMEOUT:-150}" "san-$tool-$p.log" WR_TEST_REQUIRE_GPU=1 \
                     compute-sanitizer --tool "$tool" --error-exitcode 99 --print-limit 50 "$here/bin/$p"

@@ -26,6 +26,8 @@
 #   segbench   scans inside segments beside CUB's scan-by-key (mean
 #              segment lengths 32, 1024, 65536)
 #   dotbench   dot products and norms beside cuBLAS, fast and reproducible
+#   callcost   bench/tools/call_cost: where a call's fixed host and GPU cost
+#              goes (driver queries, launches, waits; ours beside CUB)
 # Environment:
 #   OUT                  where logs.tar (every log, appended as each program
 #                        ends) and summary.txt go (default ./out)
@@ -284,6 +286,18 @@ fi
 if want dotbench; then
     # shellcheck disable=SC2086
     bench dotbench 240 ${WR_RUN_DOTBENCH_ARGS:---backend cuda --funcs dot,nrm2,asum,argmax_abs,dot_rows --types f32,f64 --sizes 2^25,2^28 --cols 32,1024 --float-mode both --reps 20}
+fi
+if want callcost; then
+    t0=$(date +%s); t=$(left); [ "$t" -le 180 ] || t=180
+    if [ "$t" -gt 10 ]; then
+        timeout -k 5 "$t" "$here/bin/call_cost" > "$logs/logs/callcost.log" 2>&1
+        rc=$?
+        record callcost "$([ $rc -eq 0 ] && echo ok || echo FAIL)" $(( $(date +%s) - t0 )) "exit $rc: call_cost"
+        keep callcost.log
+        cat "$logs/logs/callcost.log"
+    else
+        record callcost NOTRUN 0 "deadline reached"
+    fi
 fi
 if want cpubench; then
     # shellcheck disable=SC2086

@@ -45,6 +45,7 @@
 #include "cpu_internal.h"
 #include "wr_exact.h"
 #include "wr_exact_norm.h"
+#include "wr_blue.h"
 
 #if defined(__AVX512F__) || defined(__FMA__) || defined(__AVX2__) || defined(__SSE2__)
 #  include <immintrin.h>
@@ -141,12 +142,11 @@ static void fnrm2_f32(const void *vx, const void *vy, size_t n, struct fpart *r)
     r->v[2] = 0;
 }
 
-/* Blue's thresholds and scalings (powers of two: every scaling is exact
- * where it does not underflow, and the small elements are scaled up). */
-#define B_TSML 0x1p-480
-#define B_TBIG 0x1p+480
-#define B_SSML 0x1p+600
-#define B_SBIG 0x1p-600
+/* Blue's thresholds and scalings (lib/wr_blue.h) */
+#define B_TSML WR_BLUE_TSML
+#define B_TBIG WR_BLUE_TBIG
+#define B_SSML WR_BLUE_SSML
+#define B_SBIG WR_BLUE_SBIG
 
 /* Double norm: per lane, squares of the big elements scaled down, of the
  * small ones scaled up, of the others (NaNs included) as they are. */
@@ -182,31 +182,10 @@ static void fnrm2_f64(const void *vx, const void *vy, size_t n, struct fpart *r)
     r->v[2] = ab[0];
 }
 
-/* The norm from Blue's three sums (LAPACK 3.10's combination): NaN when
- * the medium sum is NaN (a NaN element), +inf when the big one is. */
+/* The norm from Blue's three sums (lib/wr_blue.h). */
 static double blue_finish(const struct fpart *p)
 {
-    double asml = p->v[0], amed = p->v[1], abig = p->v[2], scl, sumsq;
-    if (abig > 0) {
-        if (amed > 0 || amed != amed) abig += (amed * B_SBIG) * B_SBIG;
-        scl = 1 / B_SBIG;
-        sumsq = abig;
-    } else if (asml > 0) {
-        if (amed > 0 || amed != amed) {
-            const double ymed = sqrt(amed), ysml = sqrt(asml) / B_SSML;
-            const double ymin = ysml > ymed ? ymed : ysml, ymax = ysml > ymed ? ysml : ymed;
-            const double q = ymin / ymax;
-            scl = 1;
-            sumsq = ymax * ymax * (1 + q * q);
-        } else {
-            scl = 1 / B_SSML;
-            sumsq = asml;
-        }
-    } else {
-        scl = 1;
-        sumsq = amed;
-    }
-    return scl * sqrt(sumsq);
+    return wr_blue_finish(p->v[0], p->v[1], p->v[2]);
 }
 
 static void fpart_add(struct fpart *a, const struct fpart *b)

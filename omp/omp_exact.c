@@ -29,29 +29,6 @@
 
 /* A row up to this many columns is one lane's (no group merge). */
 #define WRO_XROW_LANE 64
-/* Lanes merged by one group (and so the accumulators of a reduction: at
- * most 2^18 / 256). */
-#define WRO_XGROUP 256
-/* The largest lane count of a reduction's lanes (one lane a 1024 elements
- * at 2^28 elements and beyond). */
-#define WRO_XLANES_MAX ((size_t)1 << 18)
-
-/* Lanes of a reduction of n elements: a power of two from WRO_XGROUP to
- * WRO_XLANES_MAX, about n / 256. */
-static size_t xlanes(size_t n)
-{
-    size_t g = WRO_XGROUP;
-    while (g < WRO_XLANES_MAX && g * 256 < n) g *= 2;
-    return g;
-}
-
-/* Lanes of a row of cols > WRO_XROW_LANE columns (at most 256, one group). */
-static size_t xrow_lanes(size_t cols)
-{
-    size_t RL = 1;
-    while (RL < WRO_XGROUP && RL * 32 < cols) RL *= 2;
-    return RL;
-}
 
 #define WRO_DEF_EXACT(sfx, T, IS_F64)                                                   \
     /* lanes: rows x RL slots, lane l of row r over r*cols + l + j*RL */              \
@@ -188,7 +165,7 @@ WRO_DEF_EXACT(f64, double, 1)
 static wr_status exact_core(struct wro_state *st, struct wro_scratch *s, wr_type t, const char *x, size_t n,
                             wrx_acc *total, int init, void *res, char *err)
 {
-    const size_t G = xlanes(n), Q = G / WRO_XGROUP;
+    const size_t G = wro_xsum_lanes(n), Q = G / WRO_XGROUP;
     const int par = wro_par(st, n);
     double *ph = wro_scratch_take(s, G * sizeof(double)), *pl = wro_scratch_take(s, G * sizeof(double));
     int *pb = wro_scratch_take(s, G * sizeof(int));
@@ -211,7 +188,7 @@ static wr_status exact_core(struct wro_state *st, struct wro_scratch *s, wr_type
 
 static size_t core_scratch(size_t n)
 {
-    const size_t G = xlanes(n);
+    const size_t G = wro_xsum_lanes(n);
     return 2 * WRO_SCRATCH_SIZE(G * sizeof(double)) + WRO_SCRATCH_SIZE(G * sizeof(int)) +
            WRO_SCRATCH_SIZE(G / WRO_XGROUP * sizeof(wrx_acc));
 }
@@ -334,7 +311,7 @@ wr_status wro_exact_rows(struct wro_state *st, const struct wr_call *call, const
     struct wro_buf bi, bo;
     struct wro_scratch s;
     wr_status rc = WR_SUCCESS;
-    size_t r0, per, RL = cols <= WRO_XROW_LANE ? 1 : xrow_lanes(cols), need;
+    size_t r0, per, RL = cols <= WRO_XROW_LANE ? 1 : wro_row_lanes(cols), need;
 
     if ((rc = wro_resolve(st, in, rows * cols * es, call->kin, "in", &bi, err)) != WR_SUCCESS) return rc;
     if ((rc = wro_resolve(st, out, rows * es, call->kout, "out", &bo, err)) != WR_SUCCESS) return rc;

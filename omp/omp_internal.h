@@ -89,6 +89,17 @@
  * region is parallel.  Results do not depend on it. */
 #define WRO_HOST_PAR_MIN ((size_t)1 << 15)
 
+/* Lanes per row for WRO_ROW_LANE < cols <= WRO_ROW_MID (rows of reduce,
+ * dot_rows, and their exact forms): the least power of two, at most 256,
+ * that leaves at most 32 elements a lane (up to 1024 for the longest
+ * rows): 4 lanes for 65 columns, 32 for 1024, 256 for 32768. */
+static inline size_t wro_row_lanes(size_t cols)
+{
+    size_t RL = 1;
+    while (RL < 256 && RL * 32 < cols) RL *= 2;
+    return RL;
+}
+
 /* Elements per lane of pass 1 (reduce, argmin/argmax) for n elements, or
  * 0: the one-team pass alone. */
 static inline size_t wro_plan_k(size_t n)
@@ -260,7 +271,8 @@ wr_status wro_fill(struct wro_state *st, const struct wro_buf *out, size_t count
 
 /* An operation over count items (elements, or rows), each with in_bytes of
  * input and out_bytes of output where the planner is to bring them (0: none
- * there), cut into chunks of whole multiples of unit items (but the last). */
+ * there), cut into chunks of whole multiples of unit items (but the last).
+ * A second input (wro_each_chunk2: dot products) has in_bytes an item too. */
 struct wro_plan {
     size_t count;
     size_t in_bytes;
@@ -274,6 +286,7 @@ struct wro_chunk {
     size_t off, len;             /* items [off, off + len) */
     const char *in;              /* their input where the kernels read it (NULL: none) */
     char *out;                   /* where the kernels write their output (NULL: none) */
+    const char *in2;             /* the second input's (wro_each_chunk2; else NULL) */
 };
 typedef wr_status (*wro_chunk_fn)(void *arg, const struct wro_chunk *c, char *err);
 /* Items a chunk holds: count when neither in nor out (either may be NULL)
@@ -287,6 +300,16 @@ size_t wro_plan_scratch(const struct wro_state *st, const struct wro_plan *p, co
  * the staged output out after it; stops at the first failure. */
 wr_status wro_each_chunk(struct wro_state *st, struct wro_scratch *s, const struct wro_plan *p,
                          const struct wro_buf *in, const struct wro_buf *out, wro_chunk_fn fn, void *arg, char *err);
+/* Two inputs of in_bytes an item (in2 NULL: wro_each_chunk): the chunks
+ * of both staged alike; when in2 is in (the same buffer) it is staged once
+ * and c->in2 == c->in.  wro_plan_items2 / wro_plan_scratch2 size them. */
+size_t wro_plan_items2(const struct wro_state *st, const struct wro_plan *p, const struct wro_buf *in,
+                       const struct wro_buf *in2, const struct wro_buf *out);
+size_t wro_plan_scratch2(const struct wro_state *st, const struct wro_plan *p, const struct wro_buf *in,
+                         const struct wro_buf *in2, const struct wro_buf *out);
+wr_status wro_each_chunk2(struct wro_state *st, struct wro_scratch *s, const struct wro_plan *p,
+                          const struct wro_buf *in, const struct wro_buf *in2, const struct wro_buf *out,
+                          wro_chunk_fn fn, void *arg, char *err);
 
 /* A reduction of segments (one result each) with host-readable offsets,
  * some buffer staged: runs of whole segments through the staging buffer,
@@ -342,6 +365,11 @@ wr_status wro_reduce_rows(struct wro_state *st, const struct wr_call *call, cons
                           size_t rows, size_t cols, wr_type type, wr_op op, char *err);
 wr_status wro_reduce_segments(struct wro_state *st, const struct wr_call *call, const void *in, void *out,
                               size_t nsegments, const size_t *offsets, wr_type type, wr_op op, char *err);
+/* *res (device) = the reduction of the n >= 1 elements at the device
+ * address x, with the caller's scratch (wro_reduce_dev_scratch bytes). */
+wr_status wro_reduce_dev(struct wro_state *st, struct wro_scratch *s, const void *x, size_t n, wr_type type, wr_op op,
+                         void *res, char *err);
+size_t wro_reduce_dev_scratch(const struct wro_state *st, size_t n, wr_type type);
 wr_status wro_check_offsets(struct wro_state *st, const size_t *offsets, size_t nsegments, size_t sum[5],
                             char *err);
 

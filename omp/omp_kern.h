@@ -21,48 +21,62 @@ static inline uint32_t wro_canon_u32(uint32_t v) { return v; }
 static inline uint64_t wro_canon_u64(uint64_t v) { return v; }
 
 /*
+ * WRO_DEF_FOLD8(name, T, A, nz, COMB, TERM): static inline A name(x, y,
+ * first, stride, cnt), the fold by COMB(A, A) of the terms TERM(x, y, i)
+ * for i = first + j * stride, j < cnt: by WRO_U (8) accumulators (term j
+ * goes to accumulator j % 8, each starting from nz), combined by halving (a[u]
+ * with a[u + 4], then a[v] with a[v + 2], then a0 with a1).  Eight named
+ * accumulators, not an array: an array would live on nvptx's soft stack in
+ * global memory (and, in a simd loop, below the SIMT lane stack).
+ */
+#define WRO_DEF_FOLD8(name, T, A, nz, COMB, TERM)                                  \
+    static inline A name(const T *x, const T *y, size_t first, size_t stride, size_t cnt) \
+    {                                                                             \
+        A a0 = (nz), a1 = (nz), a2 = (nz), a3 = (nz), a4 = (nz), a5 = (nz), a6 = (nz), a7 = (nz); \
+        size_t i = 0, o = first;                                                  \
+        (void)y;                                                                  \
+        for (; i + WRO_U <= cnt; i += WRO_U, o += WRO_U * stride) {               \
+            a0 = COMB(a0, TERM(x, y, o));                                         \
+            a1 = COMB(a1, TERM(x, y, o + stride));                                \
+            a2 = COMB(a2, TERM(x, y, o + 2 * stride));                            \
+            a3 = COMB(a3, TERM(x, y, o + 3 * stride));                            \
+            a4 = COMB(a4, TERM(x, y, o + 4 * stride));                            \
+            a5 = COMB(a5, TERM(x, y, o + 5 * stride));                            \
+            a6 = COMB(a6, TERM(x, y, o + 6 * stride));                            \
+            a7 = COMB(a7, TERM(x, y, o + 7 * stride));                            \
+        }                                                                         \
+        if (i + 0 < cnt) a0 = COMB(a0, TERM(x, y, o));                            \
+        if (i + 1 < cnt) a1 = COMB(a1, TERM(x, y, o + stride));                   \
+        if (i + 2 < cnt) a2 = COMB(a2, TERM(x, y, o + 2 * stride));               \
+        if (i + 3 < cnt) a3 = COMB(a3, TERM(x, y, o + 3 * stride));               \
+        if (i + 4 < cnt) a4 = COMB(a4, TERM(x, y, o + 4 * stride));               \
+        if (i + 5 < cnt) a5 = COMB(a5, TERM(x, y, o + 5 * stride));               \
+        if (i + 6 < cnt) a6 = COMB(a6, TERM(x, y, o + 6 * stride));               \
+        a0 = COMB(a0, a4);                                                        \
+        a1 = COMB(a1, a5);                                                        \
+        a2 = COMB(a2, a6);                                                        \
+        a3 = COMB(a3, a7);                                                        \
+        a0 = COMB(a0, a2);                                                        \
+        a1 = COMB(a1, a3);                                                        \
+        return COMB(a0, a1);                                                      \
+    }
+/* the element itself: the term of a reduction */
+#define WRO_ELEM(x, y, i) ((x)[i])
+
+/*
  * Per (type, op):
- *  - wro_fold: the fold of x[first + i * stride], i < cnt, by WRO_U (8)
- *    accumulators (element i goes to accumulator i % 8), combined by
- *    halving (a[u] op a[u + h]); the neutral value when cnt == 0;
+ *  - wro_fold: the fold of x[first + i * stride], i < cnt (WRO_DEF_FOLD8 by
+ *    the op, from its neutral value); the neutral value when cnt == 0;
  *  - wro_push / wro_stack: pairwise combination of a stream of values in
  *    O(log n) space (the binary-counter form of recursive halving, as in
  *    cpu/): after 2^j pushes the stack holds the value of a perfect tree.
  */
 #define WRO_DEF_FOLD(sfx, T, E, wsfx, W, op, OE)                                   \
+    WRO_DEF_FOLD8(wro_fold2_##sfx##_##op, T, T, WRO_NEUTRAL(T, OE, wr_ident_##op##_##sfx()), \
+                  wr_##op##_##sfx, WRO_ELEM)                                      \
     static inline T wro_fold_##sfx##_##op(const T *x, size_t first, size_t stride, size_t cnt) \
     {                                                                             \
-        /* eight named accumulators, not an array: an array would live on    */  \
-        /* nvptx's soft stack in global memory */                                 \
-        const T nz = WRO_NEUTRAL(T, OE, wr_ident_##op##_##sfx());                 \
-        T a0 = nz, a1 = nz, a2 = nz, a3 = nz, a4 = nz, a5 = nz, a6 = nz, a7 = nz; \
-        const T *p = x + first;                                                   \
-        size_t i = 0;                                                             \
-        for (; i + WRO_U <= cnt; i += WRO_U, p += WRO_U * stride) {               \
-            a0 = wr_##op##_##sfx(a0, p[0]);                                       \
-            a1 = wr_##op##_##sfx(a1, p[stride]);                                  \
-            a2 = wr_##op##_##sfx(a2, p[2 * stride]);                              \
-            a3 = wr_##op##_##sfx(a3, p[3 * stride]);                              \
-            a4 = wr_##op##_##sfx(a4, p[4 * stride]);                              \
-            a5 = wr_##op##_##sfx(a5, p[5 * stride]);                              \
-            a6 = wr_##op##_##sfx(a6, p[6 * stride]);                              \
-            a7 = wr_##op##_##sfx(a7, p[7 * stride]);                              \
-        }                                                                         \
-        if (i + 0 < cnt) a0 = wr_##op##_##sfx(a0, p[0]);                          \
-        if (i + 1 < cnt) a1 = wr_##op##_##sfx(a1, p[stride]);                     \
-        if (i + 2 < cnt) a2 = wr_##op##_##sfx(a2, p[2 * stride]);                 \
-        if (i + 3 < cnt) a3 = wr_##op##_##sfx(a3, p[3 * stride]);                 \
-        if (i + 4 < cnt) a4 = wr_##op##_##sfx(a4, p[4 * stride]);                 \
-        if (i + 5 < cnt) a5 = wr_##op##_##sfx(a5, p[5 * stride]);                 \
-        if (i + 6 < cnt) a6 = wr_##op##_##sfx(a6, p[6 * stride]);                 \
-        /* halving: a[v] op a[v + 4], then a[v] op a[v + 2], then a0 op a1 */     \
-        a0 = wr_##op##_##sfx(a0, a4);                                             \
-        a1 = wr_##op##_##sfx(a1, a5);                                             \
-        a2 = wr_##op##_##sfx(a2, a6);                                             \
-        a3 = wr_##op##_##sfx(a3, a7);                                             \
-        a0 = wr_##op##_##sfx(a0, a2);                                             \
-        a1 = wr_##op##_##sfx(a1, a3);                                             \
-        return wr_##op##_##sfx(a0, a1);                                           \
+        return wro_fold2_##sfx##_##op(x, NULL, first, stride, cnt);               \
     }                                                                             \
     static inline void wro_push_##sfx##_##op(T *s, unsigned *top, size_t *count, T v) \
     {                                                                             \

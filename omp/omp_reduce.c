@@ -234,6 +234,19 @@ static wr_status reduce_core(struct wro_state *st, struct wro_scratch *s, const 
     return WR_SUCCESS;
 }
 
+size_t wro_reduce_dev_scratch(const struct wro_state *st, size_t n, wr_type type)
+{
+    const struct wro_buf x = { NULL, 1, 1 };
+    return reduce_scratch(st, n, wr_backend_type_size(type), &x);
+}
+
+wr_status wro_reduce_dev(struct wro_state *st, struct wro_scratch *s, const void *x, size_t n, wr_type type, wr_op op,
+                         void *res, char *err)
+{
+    const struct wro_buf b = { (char *)(uintptr_t)x, 1, 1 };
+    return reduce_core(st, s, &wro_red_tab[type][op], &b, n, res, err);
+}
+
 wr_status wro_reduce(struct wro_state *st, const struct wr_call *call, const void *in, void *out, size_t count,
                      wr_type type, wr_op op, char *err)
 {
@@ -261,16 +274,6 @@ wr_status wro_reduce(struct wro_state *st, const struct wr_call *call, const voi
 
 /* ---- rows -------------------------------------------------------------------- */
 
-/* Lanes per row for WRO_ROW_LANE < cols <= WRO_ROW_MID: the least power of
- * two, at most 256, that leaves at most 32 elements a lane (up to 1024 for
- * the longest rows): 4 lanes for 65 columns, 32 for 1024, 256 for 32768. */
-static size_t row_lanes(size_t cols)
-{
-    size_t RL = 1;
-    while (RL < 256 && RL * 32 < cols) RL *= 2;
-    return RL;
-}
-
 struct rows_arg {
     struct wro_state *st;
     const struct wro_red *k;
@@ -287,8 +290,8 @@ static wr_status rows_chunk(void *va, const struct wro_chunk *c, char *err)
     if (a->cols <= WRO_ROW_LANE) {
         a->k->rlane(a->st->dev, par, c->in, c->len, a->cols, c->out);
     } else {
-        a->k->rpart(a->st->dev, par, c->in, c->len, a->cols, row_lanes(a->cols), a->part);
-        a->k->rfold(a->st->dev, par, a->part, c->len, row_lanes(a->cols), c->out);
+        a->k->rpart(a->st->dev, par, c->in, c->len, a->cols, wro_row_lanes(a->cols), a->part);
+        a->k->rfold(a->st->dev, par, a->part, c->len, wro_row_lanes(a->cols), c->out);
     }
     return WR_SUCCESS;
 }
@@ -335,9 +338,9 @@ wr_status wro_reduce_rows(struct wro_state *st, const struct wr_call *call, cons
         struct rows_arg a = { st, k, cols, NULL };
         per = wro_plan_items(st, &p, &bi, &bo);
         need = wro_plan_scratch(st, &p, &bi, &bo);
-        if (cols > WRO_ROW_LANE) need += WRO_SCRATCH_SIZE(per * row_lanes(cols) * es);
+        if (cols > WRO_ROW_LANE) need += WRO_SCRATCH_SIZE(per * wro_row_lanes(cols) * es);
         if ((rc = wro_scratch_open(st, &s, need, err)) != WR_SUCCESS) return rc;
-        if (cols > WRO_ROW_LANE) a.part = wro_scratch_take(&s, per * row_lanes(cols) * es);
+        if (cols > WRO_ROW_LANE) a.part = wro_scratch_take(&s, per * wro_row_lanes(cols) * es);
         rc = wro_each_chunk(st, &s, &p, &bi, &bo, rows_chunk, &a, err);
     }
     wro_scratch_close(&s);

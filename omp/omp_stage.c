@@ -24,31 +24,53 @@ static int staged(const struct wro_buf *b, size_t item_bytes)
     return b != NULL && item_bytes != 0 && !b->direct;
 }
 
-size_t wro_plan_items(const struct wro_state *st, const struct wro_plan *p, const struct wro_buf *in,
-                      const struct wro_buf *out)
+/* 1 when in2 is a second buffer to stage (not in itself). */
+static int staged2(const struct wro_buf *in, const struct wro_buf *in2, size_t item_bytes)
+{
+    return staged(in2, item_bytes) && !(in != NULL && in->p == in2->p);
+}
+
+size_t wro_plan_items2(const struct wro_state *st, const struct wro_plan *p, const struct wro_buf *in,
+                       const struct wro_buf *in2, const struct wro_buf *out)
 {
     size_t per = p->count;
     if (staged(in, p->in_bytes) && per > st->staging / p->in_bytes) per = st->staging / p->in_bytes;
+    if (staged(in2, p->in_bytes) && per > st->staging / p->in_bytes) per = st->staging / p->in_bytes;
     if (staged(out, p->out_bytes) && per > st->staging / p->out_bytes) per = st->staging / p->out_bytes;
     if (per < p->count) per = per / p->unit * p->unit;
     return per;
 }
 
+size_t wro_plan_items(const struct wro_state *st, const struct wro_plan *p, const struct wro_buf *in,
+                      const struct wro_buf *out)
+{
+    return wro_plan_items2(st, p, in, NULL, out);
+}
+
+size_t wro_plan_scratch2(const struct wro_state *st, const struct wro_plan *p, const struct wro_buf *in,
+                         const struct wro_buf *in2, const struct wro_buf *out)
+{
+    const size_t per = wro_plan_items2(st, p, in, in2, out);
+    const int si = staged(in, p->in_bytes), so = staged(out, p->out_bytes), s2 = staged2(in, in2, p->in_bytes);
+    const size_t extra = s2 ? WRO_SCRATCH_SIZE(per * p->in_bytes) : 0;
+    if (p->inplace && (si || so)) return WRO_SCRATCH_SIZE(per * p->in_bytes) + extra;
+    return (si ? WRO_SCRATCH_SIZE(per * p->in_bytes) : 0) + (so ? WRO_SCRATCH_SIZE(per * p->out_bytes) : 0) + extra;
+}
+
 size_t wro_plan_scratch(const struct wro_state *st, const struct wro_plan *p, const struct wro_buf *in,
                         const struct wro_buf *out)
 {
-    const size_t per = wro_plan_items(st, p, in, out);
-    const int si = staged(in, p->in_bytes), so = staged(out, p->out_bytes);
-    if (p->inplace && (si || so)) return WRO_SCRATCH_SIZE(per * p->in_bytes);
-    return (si ? WRO_SCRATCH_SIZE(per * p->in_bytes) : 0) + (so ? WRO_SCRATCH_SIZE(per * p->out_bytes) : 0);
+    return wro_plan_scratch2(st, p, in, NULL, out);
 }
 
-wr_status wro_each_chunk(struct wro_state *st, struct wro_scratch *s, const struct wro_plan *p,
-                         const struct wro_buf *in, const struct wro_buf *out, wro_chunk_fn fn, void *arg, char *err)
+wr_status wro_each_chunk2(struct wro_state *st, struct wro_scratch *s, const struct wro_plan *p,
+                          const struct wro_buf *in, const struct wro_buf *in2, const struct wro_buf *out,
+                          wro_chunk_fn fn, void *arg, char *err)
 {
-    const size_t per = wro_plan_items(st, p, in, out);
-    const int si = staged(in, p->in_bytes), so = staged(out, p->out_bytes);
-    char *istage = NULL, *ostage = NULL;
+    const size_t per = wro_plan_items2(st, p, in, in2, out);
+    const int si = staged(in, p->in_bytes), so = staged(out, p->out_bytes), s2 = staged2(in, in2, p->in_bytes);
+    const int same2 = in2 != NULL && in != NULL && in2->p == in->p;
+    char *istage = NULL, *ostage = NULL, *stage2 = NULL;
     size_t off;
     wr_status rc = WR_SUCCESS;
 
@@ -64,13 +86,18 @@ wr_status wro_each_chunk(struct wro_state *st, struct wro_scratch *s, const stru
         if (si && (istage = wro_scratch_take(s, per * p->in_bytes)) == NULL) goto small;
         if (so && (ostage = wro_scratch_take(s, per * p->out_bytes)) == NULL) goto small;
     }
+    if (s2 && (stage2 = wro_scratch_take(s, per * p->in_bytes)) == NULL) goto small;
     for (off = 0; off < p->count && rc == WR_SUCCESS; off += per) {
         struct wro_chunk c;
         c.off = off;
         c.len = p->count - off < per ? p->count - off : per;
         c.in = in == NULL || p->in_bytes == 0 ? NULL : si ? istage : in->p + off * p->in_bytes;
         c.out = out == NULL || p->out_bytes == 0 ? NULL : so ? ostage : out->p + off * p->out_bytes;
+        c.in2 = in2 == NULL || p->in_bytes == 0 ? NULL : same2 ? c.in : s2 ? stage2 : in2->p + off * p->in_bytes;
         if (si && (rc = wro_copy(st, istage, 1, in->p + off * p->in_bytes, in->on_dev, c.len * p->in_bytes, err))
+            != WR_SUCCESS)
+            break;
+        if (s2 && (rc = wro_copy(st, stage2, 1, in2->p + off * p->in_bytes, in2->on_dev, c.len * p->in_bytes, err))
             != WR_SUCCESS)
             break;
         if ((rc = fn(arg, &c, err)) != WR_SUCCESS) break;
@@ -80,6 +107,12 @@ wr_status wro_each_chunk(struct wro_state *st, struct wro_scratch *s, const stru
 small:
     snprintf(err, WR_ERRLEN, "internal error: scratch too small");
     return WR_ERR_NO_MEMORY;
+}
+
+wr_status wro_each_chunk(struct wro_state *st, struct wro_scratch *s, const struct wro_plan *p,
+                         const struct wro_buf *in, const struct wro_buf *out, wro_chunk_fn fn, void *arg, char *err)
+{
+    return wro_each_chunk2(st, s, p, in, NULL, out, fn, arg, err);
 }
 
 /* ---- runs of whole segments --------------------------------------------------- */

@@ -24,6 +24,24 @@
 #  define WRO_UNUSED
 #endif
 
+/* The split of an exact sum (omp_exact.c, omp_dot.c): lanes of a verified
+ * front end, merged by groups of WRO_XGROUP lanes into accumulators. */
+/* Lanes merged by one group (and so the accumulators of a reduction: at
+ * most 2^18 / 256); a row's lanes (wro_row_lanes) are one group. */
+#define WRO_XGROUP 256
+/* The largest lane count of a reduction's lanes (one lane a 1024 elements
+ * at 2^28 elements and beyond). */
+#define WRO_XLANES_MAX ((size_t)1 << 18)
+
+/* Lanes of a reduction of n elements: a power of two from WRO_XGROUP to
+ * WRO_XLANES_MAX, about n / 256. */
+static inline size_t wro_xsum_lanes(size_t n)
+{
+    size_t g = WRO_XGROUP;
+    while (g < WRO_XLANES_MAX && g * 256 < n) g *= 2;
+    return g;
+}
+
 /* (not declare target: the target regions that call them make them so, as
  * for the kernels' other static functions) */
 #define WRO_DEF_XFRONT(sfx, T, IS_F64)                                                   \

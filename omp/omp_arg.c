@@ -9,12 +9,25 @@
  * everything and the lower index wins among equals (-0 and +0 are equal, as
  * in NumPy).  That combination is associative and commutative, so the
  * result is the first index of the extreme whatever the order, and exact.
+ *
+ * wr_argmax_abs (WR_OPID_IAMAX) is argmax over |x[i]| by the same kernels
+ * (is_abs): the slots keep magnitudes, so a NaN still beats everything and
+ * the first one wins, as wr_argmax's rule; the value returned is x[index].
  */
 #include <config.h>
 #include <stdio.h>
 #include "omp_kern.h"
 
 #define WRO_NONE SIZE_MAX     /* the index of an empty slot */
+
+/* The value compared: |v| when mag (float types only), else v; a NaN stays
+ * a NaN and -0 equals +0 either way. */
+static inline int32_t wro_mag_i32(int32_t v, int mag) { (void)mag; return v; }
+static inline int64_t wro_mag_i64(int64_t v, int mag) { (void)mag; return v; }
+static inline uint32_t wro_mag_u32(uint32_t v, int mag) { (void)mag; return v; }
+static inline uint64_t wro_mag_u64(uint64_t v, int mag) { (void)mag; return v; }
+static inline float wro_mag_f32(float v, int mag) { return mag && v < 0 ? -v : v; }
+static inline double wro_mag_f64(double v, int mag) { return mag && v < 0 ? -v : v; }
 
 #define WRO_DEF_ARG(sfx, T, E, wsfx, W)                                                 \
     /* 1 if (vb, ib) is to replace (va, ia) */                                         \
@@ -25,8 +38,8 @@
         if (ia < ib) return wr_arg_better_##sfx(va, vb, is_max);                       \
         return !wr_arg_better_##sfx(vb, va, is_max);                                   \
     }                                                                                  \
-    static void wro_ap1_##sfx(int dev, int par, const void *vx, size_t n, size_t K, int is_max, void *vpv, \
-                              size_t *pi)                                              \
+    static void wro_ap1_##sfx(int dev, int par, const void *vx, size_t n, size_t K, int is_max, int mag, \
+                              void *vpv, size_t *pi)                                   \
     {                                                                                  \
         const T *x = (const T *)vx;                                                    \
         T *pv = (T *)vpv;                                                              \
@@ -37,9 +50,9 @@
             size_t k = first < n ? (n - first + WRO_L - 1) / WRO_L : 0, bi = WRO_NONE, j; \
             T bv = 0;                                                                  \
             if (k > K) k = K;                                                          \
-            if (k > 0) { bv = x[first]; bi = first; }                                  \
+            if (k > 0) { bv = wro_mag_##sfx(x[first], mag); bi = first; }             \
             for (j = 1; j < k; j++) {                                                  \
-                const T v = x[first + j * WRO_L];                                      \
+                const T v = wro_mag_##sfx(x[first + j * WRO_L], mag);                 \
                 if (wr_arg_better_##sfx(bv, v, is_max)) { bv = v; bi = first + j * WRO_L; } \
             }                                                                          \
             pv[g] = bv;                                                                \
@@ -48,8 +61,8 @@
     }                                                                                  \
     /* one team over n pairs: those of x[0..n) (pi == NULL: value x[j], index  */     \
     /* j) or the slots (x[j], pi[j]); the best to *rv, *ri */                         \
-    static void wro_afin_##sfx(int dev, int par, const void *vx, const size_t *pi, size_t n, int is_max, void *vrv, \
-                               size_t *ri)                                             \
+    static void wro_afin_##sfx(int dev, int par, const void *vx, const size_t *pi, size_t n, int is_max, int mag, \
+                               void *vrv, size_t *ri)                                  \
     {                                                                                  \
         const T *x = (const T *)vx;                                                    \
         T *rv = (T *)vrv;                                                              \
@@ -67,7 +80,8 @@
                         size_t i = WRO_NONE;                                           \
                         for (size_t j = c0 + (size_t)l; j < c0 + m; j += WRO_TL) {     \
                             const size_t ij = pi ? pi[j] : j;                          \
-                            if (wro_take_##sfx(v, i, x[j], ij, is_max)) { v = x[j]; i = ij; } \
+                            const T xj = wro_mag_##sfx(x[j], mag);                     \
+                            if (wro_take_##sfx(v, i, xj, ij, is_max)) { v = xj; i = ij; } \
                         }                                                              \
                         lv[l] = v;                                                     \
                         li[l] = i;                                                     \
@@ -92,8 +106,9 @@ WRO_TYPES(WRO_DEF_ARG)
 
 struct wro_arg {
     size_t size;
-    void (*p1)(int dev, int par, const void *x, size_t n, size_t K, int is_max, void *pv, size_t *pi);
-    void (*fin)(int dev, int par, const void *x, const size_t *pi, size_t n, int is_max, void *rv, size_t *ri);
+    void (*p1)(int dev, int par, const void *x, size_t n, size_t K, int is_max, int mag, void *pv, size_t *pi);
+    void (*fin)(int dev, int par, const void *x, const size_t *pi, size_t n, int is_max, int mag, void *rv,
+                size_t *ri);
 };
 #define WRO_ARG_ENTRY(sfx, T, E, wsfx, W) [E] = { sizeof(T), wro_ap1_##sfx, wro_afin_##sfx },
 static const struct wro_arg wro_arg_tab[WRO_NTYPES] = { WRO_TYPES(WRO_ARG_ENTRY) };
@@ -103,7 +118,7 @@ struct arg_arg {
     struct wro_state *st;
     const struct wro_arg *k;
     size_t K;
-    int par, is_max;
+    int par, is_max, mag;
     char *pv, *rv;
     size_t *pi, *ri;
 };
@@ -115,14 +130,14 @@ static wr_status arg_chunk(void *va, const struct wro_chunk *c, char *err)
     const struct arg_arg *a = va;
     (void)err;
     if (!a->K) {
-        a->k->fin(a->st->dev, a->par, c->in, NULL, c->len, a->is_max, a->rv, a->ri);
+        a->k->fin(a->st->dev, a->par, c->in, NULL, c->len, a->is_max, a->mag, a->rv, a->ri);
         return WR_SUCCESS;
     }
     {
         const size_t tile = WRO_L * a->K, g0 = c->off / tile * WRO_L, ng = (c->len + tile - 1) / tile * WRO_L;
         const size_t c0 = c->off;
         size_t *pc = a->pi + g0;
-        a->k->p1(a->st->dev, a->par, c->in, c->len, a->K, a->is_max, a->pv + g0 * a->k->size, pc);
+        a->k->p1(a->st->dev, a->par, c->in, c->len, a->K, a->is_max, a->mag, a->pv + g0 * a->k->size, pc);
         if (c0 != 0) {
 #pragma omp target teams distribute parallel for simd if(parallel: a->par) device(a->st->dev) is_device_ptr(pc)
             for (size_t g = 0; g < ng; g++)
@@ -133,13 +148,13 @@ static wr_status arg_chunk(void *va, const struct wro_chunk *c, char *err)
 }
 
 wr_status wro_argext(struct wro_state *st, const struct wr_call *call, const void *in, size_t count, wr_type type,
-                     int is_max, size_t *index, void *value, char *err)
+                     int is_max, int is_abs, size_t *index, void *value, char *err)
 {
     const struct wro_arg *k = &wro_arg_tab[type];
     const size_t es = k->size, K = wro_plan_k(count), G = K ? wro_plan_g(count, K) : 0;
     /* whole tiles per chunk, as in reduce */
     const struct wro_plan p = { count, es, 0, K ? WRO_L * K : 1, 0 };
-    struct arg_arg a = { st, k, K, wro_par(st, count), is_max, NULL, NULL, NULL, NULL };
+    struct arg_arg a = { st, k, K, wro_par(st, count), is_max, is_abs, NULL, NULL, NULL, NULL };
     struct wro_buf bi, bx, bv;
     struct wro_scratch s;
     wr_status rc;
@@ -159,9 +174,16 @@ wr_status wro_argext(struct wro_state *st, const struct wr_call *call, const voi
         a.pi = wro_scratch_take(&s, G * sizeof(size_t));
     }
     rc = wro_each_chunk(st, &s, &p, &bi, NULL, arg_chunk, &a, err);
-    if (rc == WR_SUCCESS && K) k->fin(st->dev, a.par, a.pv, a.pi, G, is_max, a.rv, a.ri);
+    if (rc == WR_SUCCESS && K) k->fin(st->dev, a.par, a.pv, a.pi, G, is_max, is_abs, a.rv, a.ri);
     if (rc == WR_SUCCESS) rc = wro_copy(st, bx.p, bx.on_dev, a.ri, 1, sizeof *index, err);
-    if (rc == WR_SUCCESS && value != NULL) rc = wro_copy(st, bv.p, bv.on_dev, a.rv, 1, es, err);
+    if (rc == WR_SUCCESS && value != NULL && is_abs) {
+        /* the element itself, not its magnitude */
+        size_t i = 0;
+        rc = wro_copy(st, &i, 0, a.ri, 1, sizeof i, err);
+        if (rc == WR_SUCCESS) rc = wro_copy(st, bv.p, bv.on_dev, bi.p + i * es, bi.on_dev, es, err);
+    } else if (rc == WR_SUCCESS && value != NULL) {
+        rc = wro_copy(st, bv.p, bv.on_dev, a.rv, 1, es, err);
+    }
     wro_scratch_close(&s);
     return rc;
 }

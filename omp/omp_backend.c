@@ -162,7 +162,7 @@ static void wro_caps(void *state, struct wr_caps *c)
 }
 
 /* ---- the operations: omp_reduce.c, omp_scan.c, omp_segscan.c, omp_arg.c,
- * omp_exact.c, omp_xscan.c ------------------------------------------------ */
+ * omp_exact.c, omp_xscan.c, omp_dot.c ------------------------------------- */
 
 static wr_status op_reduce(void *s, const struct wr_call *c, char *err)
 {
@@ -186,7 +186,12 @@ static wr_status op_segments(void *s, const struct wr_call *c, char *err)
 
 static wr_status op_argext(void *s, const struct wr_call *c, char *err)
 {
-    return wro_argext(s, c, c->in, c->count, c->type, c->is_max, c->index, c->out, err);
+    return wro_argext(s, c, c->in, c->count, c->type, c->is_max, c->id == WR_OPID_IAMAX, c->index, c->out, err);
+}
+
+static wr_status op_blas(void *s, const struct wr_call *c, char *err)
+{
+    return wro_blas(s, c, err);
 }
 
 static wr_status op_xreduce(void *s, const struct wr_call *c, char *err)
@@ -243,12 +248,21 @@ __attribute__((visibility("default"))) const struct wr_backend_ops warpred_backe
         [WR_OPID_SEGMENTS] = op_segments,
         [WR_OPID_SEGSCAN] = op_segscan,
         [WR_OPID_ARGEXT] = op_argext,
+        [WR_OPID_IAMAX] = op_argext,
+        [WR_OPID_DOT] = op_blas,
+        [WR_OPID_DOTROWS] = op_blas,
+        [WR_OPID_NRM2] = op_blas,
+        [WR_OPID_ASUM] = op_blas,
         [WR_OPID_XREDUCE] = op_xreduce,
         [WR_OPID_XSCAN] = op_xscan,
         [WR_OPID_XROWS] = op_xrows,
         [WR_OPID_XSEGMENTS] = op_xsegments,
         [WR_OPID_XSEGSCAN] = op_xsegscan,
         [WR_OPID_XSUM] = op_xsum,
+        [WR_OPID_XDOT] = op_blas,
+        [WR_OPID_XDOTROWS] = op_blas,
+        [WR_OPID_XNRM2] = op_blas,
+        [WR_OPID_XASUM] = op_blas,
     },
 };
 

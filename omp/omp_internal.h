@@ -387,8 +387,14 @@ wr_status wro_exact_segments(struct wro_state *st, const struct wr_call *call, c
                              size_t nsegments, const size_t *offsets, wr_type type, char *err);
 
 /* ---- argmin / argmax (omp_arg.c) ------------------------------------------ */
+/* is_abs (WR_OPID_IAMAX, float/double): compare |in[i]|; *value is in[*index]. */
 wr_status wro_argext(struct wro_state *st, const struct wr_call *call, const void *in, size_t count,
-                     wr_type type, int is_max, size_t *index, void *value, char *err);
+                     wr_type type, int is_max, int is_abs, size_t *index, void *value, char *err);
+
+/* ---- dot products and norms (omp_dot.c) ------------------------------------ */
+/* WR_OPID_DOT, NRM2, ASUM, DOTROWS and their X forms (XDOT, XASUM, XNRM2 with
+ * call->acc: the exact partial). */
+wr_status wro_blas(struct wro_state *st, const struct wr_call *call, char *err);
 
 /* ---- scans (omp_scan.c) ---------------------------------------------------- */
 wr_status wro_scan(struct wro_state *st, const struct wr_call *call, const void *in, void *out,

@@ -77,14 +77,6 @@ static int within(enum fn f, const void *gx, const void *gy, size_t n, wr_type t
     return fabsl((long double)r - e) <= (L + 1) * u * ab + u * fabs(e) + n * 0x1p-1074;
 }
 
-/* the omptarget backend, forced by WARPRED_BACKEND (the -omp runs): it has
- * no dot products or norms, so every call is refused */
-static int omp_forced(void)
-{
-    const char *forced = getenv("WARPRED_BACKEND");
-    return forced != NULL && strcmp(forced, "omptarget") == 0;
-}
-
 static void check(enum fn f, wr_type t, int layout, int kind)
 {
     const size_t w = wr_type_size(t);
@@ -102,13 +94,6 @@ static void check(enum fn f, wr_type t, int layout, int kind)
     s1 = global(repro, f, x, y, rg, p.count, t);
     s2 = local(repro, f, gx, gy, rl, p.n, t);
     s3 = global(fast, f, x, y, fg, p.count, t);
-    if (omp_forced()) {
-        /* the omptarget backend has no dot products yet: each call is
-         * refused, as warpred_omptarget(3) says, on every rank alike */
-        mt_ok(s1 == WR_ERR_UNSUPPORTED && s3 == WR_ERR_UNSUPPORTED, "%s on omptarget contexts: WR_ERR_UNSUPPORTED (%s)",
-              names[f], wr_context_error(repro));
-        goto out;
-    }
     memcpy(root, fg, w);
     MPI_Bcast(root, (int)w, MPI_BYTE, 0, MPI_COMM_WORLD);
     good = s1 == WR_SUCCESS && s2 == WR_SUCCESS && s3 == WR_SUCCESS && mt_same(rg, rl, 1, w, NULL) &&
@@ -119,7 +104,6 @@ static void check(enum fn f, wr_type t, int layout, int kind)
                 get(rg, t, 0), get(rl, t, 0), get(fg, t, 0));
     mt_ok(good, "%s %s, layout %s, data %d: reproducible bits of one process; fast within the bound, the same on "
           "every rank", names[f], mt_type_name(t), mt_layout_name(layout), kind);
-out:
     mt_free(x);
     mt_free(y);
     free(gx);
@@ -135,13 +119,6 @@ static void check_range(void)
     /* element i lives on rank i % size */
     for (i = 0; i < 3; i++)
         if ((int)(i % (size_t)mt_size) == mt_rank) mine[n++] = x[i];
-    if (omp_forced()) {
-        mt_ok(wr_mpi_nrm2(fast, mine, &r, n, WR_DOUBLE, MPI_COMM_WORLD) == WR_ERR_UNSUPPORTED && r == 0,
-              "fast wr_mpi_nrm2 on omptarget contexts: WR_ERR_UNSUPPORTED, out untouched");
-        mt_ok(wr_mpi_nrm2(repro, mine, &rr, n, WR_DOUBLE, MPI_COMM_WORLD) == WR_ERR_UNSUPPORTED && rr == 0,
-              "reproducible wr_mpi_nrm2 on omptarget contexts: WR_ERR_UNSUPPORTED, out untouched");
-        return;
-    }
     wr_nrm2(repro, x, &want, 3, WR_DOUBLE);
     mt_ok(wr_mpi_nrm2(fast, mine, &r, n, WR_DOUBLE, MPI_COMM_WORLD) == WR_SUCCESS &&
           fabs(r - 1.0440306508910551e300) <= 4e285, "fast wr_mpi_nrm2 of 1e300, 1e-300, 3e299: %.17g", r);
@@ -154,22 +131,17 @@ static void check_errors(void)
     double x[4] = { 1, 2, 3, 4 }, out = 42;
     int iv[4] = { 1, 2, 3, 4 }, io = 7;
     wr_status st = wr_mpi_dot(fast, x, x, mt_rank == 0 ? x + 1 : &out, 4, WR_DOUBLE, MPI_COMM_WORLD);
-    /* (omptarget contexts refuse the call itself: WR_ERR_UNSUPPORTED may
-     * come first on a rank) */
-    mt_ok((st == WR_ERR_INVALID_ARG || (omp_forced() && st == WR_ERR_UNSUPPORTED)) && x[1] == 2 && out == 42,
+    mt_ok(st == WR_ERR_INVALID_ARG && x[1] == 2 && out == 42,
           "out overlapping x on rank 0: WR_ERR_INVALID_ARG on every rank, outputs untouched");
     st = wr_mpi_asum(repro, iv, &io, 4, WR_INT32, MPI_COMM_WORLD);
     mt_ok(st == WR_ERR_UNSUPPORTED && io == 7, "int32: WR_ERR_UNSUPPORTED on every rank");
     st = wr_mpi_nrm2(fast, x, NULL, 4, WR_DOUBLE, MPI_COMM_WORLD);
     mt_ok(st == WR_ERR_INVALID_ARG, "out NULL: WR_ERR_INVALID_ARG");
     st = wr_mpi_dot(mt_rank == mt_size - 1 ? NULL : fast, x, x, &out, 4, WR_DOUBLE, MPI_COMM_WORLD);
-    mt_ok((st == WR_ERR_INVALID_ARG || (omp_forced() && st == WR_ERR_UNSUPPORTED)) && out == 42,
+    mt_ok(st == WR_ERR_INVALID_ARG && out == 42,
           "a NULL ctx on the last rank: WR_ERR_INVALID_ARG everywhere");
     st = wr_mpi_dot(fast, x, x, &out, 0, WR_DOUBLE, MPI_COMM_WORLD);
-    if (omp_forced())
-        mt_ok(st == WR_ERR_UNSUPPORTED && out == 42, "every rank empty, omptarget contexts: WR_ERR_UNSUPPORTED");
-    else
-        mt_ok(st == WR_SUCCESS && out == 0 && !signbit(out), "every rank empty: +0");
+    mt_ok(st == WR_SUCCESS && out == 0 && !signbit(out), "every rank empty: +0");
 }
 
 int main(int argc, char **argv)

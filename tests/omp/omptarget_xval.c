@@ -38,6 +38,15 @@
  * cancels, with NaNs and with -0s; and wr_reduce_exact's sum is the cpu's
  * exactly (merged with the cpu's exact sum of the negated data it rounds
  * to zero).
+ * Dot products and norms (wr_dot, with y == x too, wr_nrm2, wr_asum,
+ * wr_dot_rows, wr_argmax_abs) of floats and doubles, 0 to 2^21 + 5
+ * elements (past one staging chunk), rows of 0 to 300001 columns: fast,
+ * within warpred.h's bounds of a long-double reference (and so is the
+ * cpu), every kind of buffer the bits of host ones; reproducible (and
+ * wr_dot_exact, wr_asum_exact, wr_nrm2_exact): the cpu's bits, on data
+ * spread over every binade, with NaNs and -0s; argmax_abs: a plain loop's
+ * index and the cpu's value; norms of 1e300 and 1e-300 elements; out
+ * overlapping x refused with nothing written.
  * Then a 2^26-element float scan within 1e-4 relative, the context's
  * description, streams, and refusals (bad environment, partly mapped
  * buffers, decreasing offsets in device memory).
@@ -711,6 +720,245 @@ static void case_repro(wr_type t, enum pat p, size_t n)
     set_mode(WR_FLOAT_FAST);
 }
 
+/* ---- dot products and norms ----------------------------------------------------------- */
+
+/* wr_dot (x, y and x with itself), wr_nrm2, wr_asum, wr_dot_rows,
+ * wr_argmax_abs x float, double; fast: within warpred.h's bounds of a
+ * long-double reference and of the cpu, every kind of buffer the bits of
+ * host ones; reproducible (and the exact partials): the cpu's bits */
+enum { BL_DOT, BL_NRM2, BL_ASUM, BL_ROWS, BL_IAMAX, BL_N };
+static const char *const bl_name[BL_N] = { "wr_dot", "wr_nrm2", "wr_asum", "wr_dot_rows", "wr_argmax_abs" };
+static tu_tally btal[BL_N][2][2];             /* fn x type x mode */
+static int bran[BL_N][2][2];
+
+/* |got - want| within the bound of warpred.h (k: 0 dot, 1 nrm2, 2 asum) for
+ * the n elements at x (and y); want a long-double reference */
+static int blas_near(int k, wr_type t, const void *x, const void *y, size_t n, double got, char *why, size_t len)
+{
+    const long double u = t == WR_FLOAT ? 0x1p-24L : 0x1p-53L, eta = t == WR_FLOAT ? 0x1p-150L : 0x1p-1075L;
+    long double ref = 0, mag = 0, L = 1024, tol;
+    size_t i, m = 1;
+    int nan = 0;
+    while (m < n) { m *= 2; L += 1; }
+    for (i = 0; i < n; i++) {
+        const long double a = tu_get_f(x, t, i), b = k == 0 ? tu_get_f(y, t, i) : a;
+        nan |= a != a || b != b;
+        ref += k == 2 ? fabsl(a) : a * b;
+        mag += k == 2 ? fabsl(a) : fabsl(a * b);
+    }
+    if (k == 1) {
+        ref = sqrtl(ref);
+        tol = (L / 2 + 2) * u * ref + eta;
+    } else {
+        tol = (L + 1) * u * mag + n * eta;
+    }
+    tol += u * fabsl(ref);                    /* the reference's own rounding to t, at most */
+    if (nan) {
+        if (got != got) return 1;
+        snprintf(why, len, "%.17g, not NaN", got);
+        return 0;
+    }
+    if (fabsl((long double)got - ref) <= tol || (isinf(got) && isinf((double)ref) && got == (double)ref)) return 1;
+    snprintf(why, len, "%.17g, reference %.17Lg, bound %.3Lg", got, ref, tol);
+    return 0;
+}
+
+static double elem_d(const void *p, wr_type t)
+{
+    return t == WR_FLOAT ? (double)*(const float *)p : *(const double *)p;
+}
+
+/* y of the dot products, of each kind (x is rin) */
+static char *ry[R_COUNT];
+
+static void case_blas(wr_type t, enum pat p, size_t n, int repro)
+{
+    const size_t es = ES(t);
+    const int ti = t == WR_DOUBLE;
+    char what[160], why[256];
+    unsigned char want[8], got[R_COUNT][8];
+    int r, k;
+    gen(hin, n, t, WR_SUM, p, n);
+    gen(hcopy, n, t, WR_SUM, p == P_NAN ? P_ROUNDED : p, n);
+    snprintf(what, sizeof what, "%s n=%zu pattern %d%s", tu_type_name(t), n, (int)p, repro ? " reproducible" : "");
+    set_mode(repro ? WR_FLOAT_REPRODUCIBLE : WR_FLOAT_FAST);
+    for (r = 0; r < R_COUNT; r++) {
+        res_put((enum res)r, rin[r], hin, n * es);
+        res_put((enum res)r, ry[r], hcopy, n * es);
+    }
+    /* dot of x and y, of x with itself (y == x), nrm2, asum */
+    for (k = 0; k < 4; k++) {
+        const int f = k < 2 ? BL_DOT : k == 2 ? BL_NRM2 : BL_ASUM;
+        tu_tally *tl = &btal[f][ti][repro];
+        const void *hy = k == 0 ? hcopy : hin;
+        wr_status cst;
+        bran[f][ti][repro] = 1;
+        cst = k < 2 ? wr_dot(cpu, hin, hy, want, n, t) : k == 2 ? wr_nrm2(cpu, hin, want, n, t)
+                                                               : wr_asum(cpu, hin, want, n, t);
+        if (!tu_expect(tl, cst == WR_SUCCESS, "cpu %s %s", bl_name[f], what)) continue;
+        for (r = 0; r < R_COUNT; r++) {
+            wr_context *c = rctx((enum res)r);
+            const void *y = k == 0 ? ry[r] : rin[r];
+            wr_status st;
+            res_poison((enum res)r, rout[r], es);
+            st = k < 2 ? wr_dot(c, rin[r], y, rout[r], n, t) : k == 2 ? wr_nrm2(c, rin[r], rout[r], n, t)
+                                                                     : wr_asum(c, rin[r], rout[r], n, t);
+            if (!call_ok(tl, c, st, what)) {
+                memset(got[r], 0, 8);
+                continue;
+            }
+            res_get((enum res)r, got[r], rout[r], es);
+            if (repro) {
+                tu_expect(tl, memcmp(got[r], want, es) == 0, "%s%s %s on %s buffers: other bits than the cpu",
+                          bl_name[f], k == 1 ? " (y == x)" : "", what, res_name[r]);
+            } else {
+                if (!blas_near(k == 2 ? 1 : k == 3 ? 2 : 0, t, hin, hy, n, elem_d(got[r], t), why, sizeof why))
+                    tu_expect(tl, 0, "%s%s %s on %s buffers: %s", bl_name[f], k == 1 ? " (y == x)" : "", what,
+                              res_name[r], why);
+                if (!blas_near(k == 2 ? 1 : k == 3 ? 2 : 0, t, hin, hy, n, elem_d(want, t), why, sizeof why))
+                    tu_expect(tl, 0, "cpu %s %s: %s", bl_name[f], what, why);
+                if (r > 0)
+                    tu_expect(tl, memcmp(got[r], got[0], es) == 0, "%s %s: %s buffers do not give the bits of host ones",
+                              bl_name[f], what, res_name[r]);
+            }
+        }
+    }
+    /* the exact partials, rounded: the reproducible results' bits */
+    if (repro && n > 0) {
+        tu_tally *tl = &btal[BL_DOT][ti][1];
+        for (r = 0; r < R_COUNT; r++) {
+            wr_context *c = rctx((enum res)r);
+            wr_exact_sum d, a, np[WR_NRM2_PARTS], dc, ac, npc[WR_NRM2_PARTS];
+            unsigned char g1[8], g2[8], w1[8], w2[8];
+            int q, okp = 1;
+            for (q = 0; q < WR_NRM2_PARTS; q++) okp &= wr_exact_sum_init(&np[q]) == WR_SUCCESS &&
+                                                      wr_exact_sum_init(&npc[q]) == WR_SUCCESS;
+            okp &= wr_exact_sum_init(&d) == WR_SUCCESS && wr_exact_sum_init(&a) == WR_SUCCESS &&
+                   wr_exact_sum_init(&dc) == WR_SUCCESS && wr_exact_sum_init(&ac) == WR_SUCCESS;
+            okp &= wr_dot_exact(cpu, hin, hcopy, n, t, &dc) == WR_SUCCESS &&
+                   wr_asum_exact(cpu, hin, n, t, &ac) == WR_SUCCESS && wr_nrm2_exact(cpu, hin, n, t, npc) == WR_SUCCESS;
+            if (!tu_expect(tl, okp, "cpu exact partials %s", what)) break;
+            if (!call_ok(tl, c, wr_dot_exact(c, rin[r], ry[r], n, t, &d), what) ||
+                !call_ok(tl, c, wr_asum_exact(c, rin[r], n, t, &a), what) ||
+                !call_ok(tl, c, wr_nrm2_exact(c, rin[r], n, t, np), what))
+                continue;
+            tu_expect(tl, wr_exact_sum_round(&d, t, g1) == WR_SUCCESS && wr_exact_sum_round(&dc, t, w1) == WR_SUCCESS &&
+                              memcmp(g1, w1, es) == 0 && wr_exact_sum_round(&a, t, g2) == WR_SUCCESS &&
+                              wr_exact_sum_round(&ac, t, w2) == WR_SUCCESS && memcmp(g2, w2, es) == 0,
+                      "wr_dot_exact, wr_asum_exact %s on %s buffers: other sums than the cpu's", what, res_name[r]);
+            for (q = 0; q < WR_NRM2_PARTS; q++)
+                tu_expect(tl, wr_exact_sum_round(&np[q], WR_DOUBLE, g1) == WR_SUCCESS &&
+                                  wr_exact_sum_round(&npc[q], WR_DOUBLE, w1) == WR_SUCCESS && memcmp(g1, w1, 8) == 0,
+                          "wr_nrm2_exact %s on %s buffers: part %d is not the cpu's", what, res_name[r], q);
+        }
+    }
+    /* argmax_abs: the cpu's index and value, and a plain loop's index */
+    if (n > 0) {
+        tu_tally *tl = &btal[BL_IAMAX][ti][repro];
+        size_t wi = 0, i, gi;
+        unsigned char wv[8], gv[8];
+        bran[BL_IAMAX][ti][repro] = 1;
+        for (i = 1; i < n; i++) {
+            const long double a = fabsl(tu_get_f(hin, t, i)), b = fabsl(tu_get_f(hin, t, wi));
+            if (b != b) break;
+            if (a != a || a > b) wi = i;
+        }
+        if (tu_expect(tl, wr_argmax_abs(cpu, hin, n, t, &gi, wv) == WR_SUCCESS && gi == wi,
+                      "cpu wr_argmax_abs %s: %zu, a plain loop %zu", what, gi, wi))
+            for (r = 0; r < R_COUNT; r++) {
+                wr_context *c = rctx((enum res)r);
+                res_poison((enum res)r, rval[r], es);
+                if (!call_ok(tl, c, wr_argmax_abs(c, rin[r], n, t, ridx[r], rval[r]), what)) continue;
+                res_get((enum res)r, &gi, ridx[r], sizeof gi);
+                res_get((enum res)r, gv, rval[r], es);
+                tu_expect(tl, gi == wi && memcmp(gv, wv, es) == 0, "wr_argmax_abs %s on %s buffers: index %zu, not %zu",
+                          what, res_name[r], gi, wi);
+            }
+    }
+    set_mode(WR_FLOAT_FAST);
+}
+
+/* wr_dot_rows of rows x cols (x in rin, y in ry) */
+static void case_blas_rows(wr_type t, size_t rows, size_t cols, int repro)
+{
+    const size_t es = ES(t), n = rows * cols;
+    const int ti = t == WR_DOUBLE;
+    tu_tally *tl = &btal[BL_ROWS][ti][repro];
+    char what[160], why[256];
+    int r;
+    size_t i;
+    gen(hin, n, t, WR_SUM, P_ROUNDED, n);
+    gen(hcopy, n, t, WR_SUM, P_ROUNDED, n);
+    snprintf(what, sizeof what, "%s %zu x %zu%s", tu_type_name(t), rows, cols, repro ? " reproducible" : "");
+    bran[BL_ROWS][ti][repro] = 1;
+    set_mode(repro ? WR_FLOAT_REPRODUCIBLE : WR_FLOAT_FAST);
+    if (tu_expect(tl, wr_dot_rows(cpu, hin, hcopy, hcpu, rows, cols, t) == WR_SUCCESS, "cpu wr_dot_rows %s", what))
+        for (r = 0; r < R_COUNT; r++) {
+            wr_context *c = rctx((enum res)r);
+            res_put((enum res)r, rin[r], hin, n * es);
+            res_put((enum res)r, ry[r], hcopy, n * es);
+            res_poison((enum res)r, rout[r], rows * es);
+            if (!call_ok(tl, c, wr_dot_rows(c, rin[r], ry[r], rout[r], rows, cols, t), what)) continue;
+            res_get((enum res)r, hgot[r], rout[r], rows * es);
+            if (repro) {
+                tu_expect(tl, same_bits(hcpu, hgot[r], rows, t), "wr_dot_rows %s on %s buffers: other bits than the cpu",
+                          what, res_name[r]);
+                continue;
+            }
+            for (i = 0; i < rows; i++)
+                if (!blas_near(0, t, AT(hin, t, i * cols), AT(hcopy, t, i * cols), cols, elem_d(AT(hgot[r], t, i), t),
+                               why, sizeof why)) {
+                    tu_expect(tl, 0, "wr_dot_rows %s on %s buffers, row %zu: %s", what, res_name[r], i, why);
+                    break;
+                }
+            if (r > 0)
+                tu_expect(tl, same_bits(hgot[0], hgot[r], rows, t), "wr_dot_rows %s: %s buffers do not give the bits "
+                          "of host ones", what, res_name[r]);
+        }
+    set_mode(WR_FLOAT_FAST);
+}
+
+/* norms of elements far outside the squares' range, and arguments refused */
+static void blas_misc(void)
+{
+    double big[4] = { 1e300, -1e-300, 3e300, 0x1p-1074 }, r = 0, x[8] = { 1, 2, 3, 4, 5, 6, 7, 8 }, xc[8];
+    size_t m;
+    wr_status st;
+    int md;
+    for (md = 0; md < 2; md++) {
+        set_mode(md ? WR_FLOAT_REPRODUCIBLE : WR_FLOAT_FAST);
+        st = wr_nrm2(omp, big, &r, 4, WR_DOUBLE);
+        ok(st == WR_SUCCESS && fabs(r - sqrt(10.0) * 1e300) <= 4e-16 * r,
+           "%s wr_nrm2 of 1e300, -1e-300, 3e300, 2^-1074 on omptarget: %.17g = sqrt(10) 1e300 (%s)",
+           md ? "reproducible" : "fast", r, wr_context_error(omp));
+        big[0] = big[2] = 1e-300;
+        st = wr_nrm2(omp, big, &r, 3, WR_DOUBLE);
+        ok(st == WR_SUCCESS && fabs(r - sqrt(3.0) * 1e-300) <= 4e-16 * r,
+           "%s wr_nrm2 of three 1e-300 on omptarget: %.17g = sqrt(3) 1e-300", md ? "reproducible" : "fast", r);
+        big[0] = 1e300;
+        big[2] = 3e300;
+        /* out overlapping x: refused, nothing written */
+        memcpy(xc, x, sizeof x);
+        st = wr_dot(omp, x, x, x + 3, 8, WR_DOUBLE);
+        ok(st == WR_ERR_INVALID_ARG && memcmp(x, xc, sizeof x) == 0,
+           "%s wr_dot with out inside x: WR_ERR_INVALID_ARG, x untouched (\"%s\")", md ? "reproducible" : "fast",
+           wr_context_error(omp));
+        st = wr_nrm2(omp, x, x, 8, WR_DOUBLE);
+        ok(st == WR_ERR_INVALID_ARG && memcmp(x, xc, sizeof x) == 0,
+           "%s wr_nrm2 with out == x: WR_ERR_INVALID_ARG, x untouched", md ? "reproducible" : "fast");
+        st = wr_dot_rows(omp, x, x, x + 7, 2, 4, WR_DOUBLE);
+        ok(st == WR_ERR_INVALID_ARG && memcmp(x, xc, sizeof x) == 0,
+           "%s wr_dot_rows with out inside x: WR_ERR_INVALID_ARG, x untouched", md ? "reproducible" : "fast");
+        m = 99;
+        st = wr_argmax_abs(omp, x, 0, WR_DOUBLE, &m, NULL);
+        ok(st == WR_ERR_EMPTY && m == 99, "%s wr_argmax_abs of nothing: WR_ERR_EMPTY, index untouched",
+           md ? "reproducible" : "fast");
+        st = wr_dot(omp, (int32_t *)(void *)x, (int32_t *)(void *)x, &r, 4, WR_INT32);
+        ok(st == WR_ERR_UNSUPPORTED, "%s wr_dot of int32 on omptarget: WR_ERR_UNSUPPORTED", md ? "reproducible" : "fast");
+    }
+    set_mode(WR_FLOAT_FAST);
+}
+
 /* ---- the rest ------------------------------------------------------------------------ */
 
 /* 2^26 uniform [0,1) floats: every prefix within 1e-4 relative of the exact one. */
@@ -883,6 +1131,7 @@ int main(void)
     for (r = 0; r < R_COUNT; r++) {
         rin[r] = res_alloc((enum res)r, cap * 8);
         rout[r] = res_alloc((enum res)r, cap * 8);
+        ry[r] = res_alloc((enum res)r, cap * 8);
         roff[r] = res_alloc((enum res)r, (cap + 1) * sizeof(size_t));
         ridx[r] = res_alloc((enum res)r, sizeof(size_t));
         rval[r] = res_alloc((enum res)r, 8);
@@ -894,6 +1143,7 @@ int main(void)
     hoff = tu_xmalloc((cap + 1) * sizeof *hoff);
     for (k = 0; k < F_COUNT * TU_NTYPES * TU_NOPS; k++) tu_tally_init(&tal[0][0][0] + k);
     for (k = 0; k < 10; k++) tu_tally_init(&rtal[0][0] + k);
+    for (k = 0; k < BL_N * 4; k++) tu_tally_init(&btal[0][0][0] + k);
 
     TU_FOR_PAIRS(t, op) {
         const int flt = tu_is_float(t);
@@ -1013,6 +1263,40 @@ int main(void)
                         case_repro(k ? WR_DOUBLE : WR_FLOAT, rpats[q], rsizes[j]);
     }
 
+    /* dot products and norms, fast and reproducible: 0, 1, odd, several
+     * pass-1 tiles, more than one staging chunk (4 MiB) */
+    {
+        static const size_t bsizes[] = { 0, 1, 2, 31, 4097, 65537, ((size_t)1 << 20) + 3, ((size_t)1 << 21) + 5 };
+        static const size_t bshapes[][2] = { { 5, 0 }, { 1, 1 }, { 7, 3 }, { 1000, 5 }, { 300, 65 }, { 20, 1025 },
+                                             { 3, 65537 }, { 2, 300001 } };
+        size_t j;
+        int md;
+        for (k = 0; k < 2; k++) {
+            t = k ? WR_DOUBLE : WR_FLOAT;
+            for (md = 0; md < 2; md++) {
+                for (j = 0; j < sizeof bsizes / sizeof bsizes[0]; j++) {
+                    if (bsizes[j] > max_n || bsizes[j] + 64 > cap) continue;
+                    case_blas(t, P_ROUNDED, bsizes[j], md);
+                    if (bsizes[j] < 100000) {
+                        case_blas(t, P_NAN, bsizes[j], md);
+                        case_blas(t, P_NEGZERO, bsizes[j], md);
+                    }
+                    if (md) case_blas(t, P_SPREAD, bsizes[j], md);
+                }
+                for (j = 0; j < sizeof bshapes / sizeof bshapes[0]; j++)
+                    if (bshapes[j][0] * bshapes[j][1] <= max_n && bshapes[j][0] * bshapes[j][1] + 64 <= cap)
+                        case_blas_rows(t, bshapes[j][0], bshapes[j][1], md);
+            }
+        }
+        for (r = 0; r < BL_N; r++)
+            for (k = 0; k < 4; k++)
+                if (bran[r][k / 2][k % 2])
+                    tu_report(&btal[r][k / 2][k % 2], "%s %s %s on omptarget (host, staged, mapped, device buffers)%s",
+                              k % 2 ? "reproducible" : "fast", bl_name[r], k / 2 ? "double" : "float",
+                              k % 2 ? " = cpu, bit for bit" : ": within the bounds of a reference and the cpu");
+        blas_misc();
+    }
+
     for (r = 0; r < F_COUNT; r++)
         for (k = 0; k < TU_NTYPES * TU_NOPS; k++) {
             const wr_type tt = tu_types[k / TU_NOPS];
@@ -1042,6 +1326,7 @@ int main(void)
     for (r = 0; r < R_COUNT; r++) {
         res_free((enum res)r, rin[r], cap * 8);
         res_free((enum res)r, rout[r], cap * 8);
+        res_free((enum res)r, ry[r], cap * 8);
         res_free((enum res)r, roff[r], (cap + 1) * sizeof(size_t));
         res_free((enum res)r, ridx[r], sizeof(size_t));
         res_free((enum res)r, rval[r], 8);

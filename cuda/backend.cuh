@@ -127,6 +127,11 @@ wr_status grow(strand &S, P *&p, size_t *cap, size_t need, bool zero, const char
 }
 /* Blocks of kThreads that fit on one multiprocessor at once for kernel k. */
 int blocks_per_sm(const void *kernel);
+/* Blocks of `threads` with dyn bytes of dynamic shared memory that fit on
+ * one multiprocessor of S's device at once for kernel k (at least 1),
+ * asked of the runtime once per (device, kernel, shape): a process may hold
+ * contexts on devices of several kinds.  -1 on failure, with err set. */
+int resident_blocks(strand &S, const void *kernel, int threads, size_t dyn, char *err);
 
 /* ---- the check at open (arch.cu) ----------------------------------------- */
 /* The driver picks machine code or PTX for each file of kernels (a module of

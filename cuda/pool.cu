@@ -53,7 +53,10 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <map>
+#include <mutex>
 #include <new>
+#include <tuple>
 #include "plugin.cuh"
 #include "exact.cuh"
 
@@ -539,6 +542,42 @@ int blocks_per_sm(const void *kernel)
         n = 4;
     }
     return n > 0 ? n : 1;
+}
+
+namespace {
+/* resident_blocks' answers, by (device, kernel, threads, dynamic shared memory) */
+struct occupancy_key {
+    int dev;
+    const void *kernel;
+    int threads;
+    size_t dyn;
+    bool operator<(const occupancy_key &o) const
+    {
+        return std::tie(dev, kernel, threads, dyn) < std::tie(o.dev, o.kernel, o.threads, o.dyn);
+    }
+};
+std::mutex occupancy_mu;
+std::map<occupancy_key, int> occupancy;
+} /* namespace */
+
+int resident_blocks(strand &S, const void *kernel, int threads, size_t dyn, char *err)
+{
+    const occupancy_key k = { S.dev, kernel, threads, dyn };
+    {
+        std::lock_guard<std::mutex> g(occupancy_mu);
+        auto i = occupancy.find(k);
+        if (i != occupancy.end()) return i->second;
+    }
+    int nb = 0;
+    const cudaError_t e = cudaOccupancyMaxActiveBlocksPerMultiprocessor(&nb, kernel, threads, dyn);
+    if (e != cudaSuccess) {
+        fail(err, "cudaOccupancyMaxActiveBlocksPerMultiprocessor", e);
+        return -1;
+    }
+    nb = nb > 0 ? nb : 1;
+    std::lock_guard<std::mutex> g(occupancy_mu);
+    occupancy[k] = nb;
+    return nb;
 }
 
 } /* namespace wrcuda */

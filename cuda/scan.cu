@@ -10,9 +10,13 @@
  *   ptx_async.cuh        mbarriers, cp.async, bulk copies;
  *   scan_tile.cuh        a tile in a shared-memory stage: geometry, swizzle,
  *                        a squad thread's items;
+ *   scan_op.cuh          the scan operator the kernels are written over
+ *                        (plain here; segscan_kernel.cuh's segmented one);
  *   scan_kernel.cuh      the warp roles, the kernel and its launcher;
  *   scan_block.cuh       the kernel with one block per tile, where the
- *                        warp-specialised one cannot run.
+ *                        warp-specialised one cannot run;
+ *   scan_launch.cuh      descriptors, pieces, opt-in, grid and launch, for
+ *                        every tile kernel.
  */
 #include <stdio.h>
 #include "scan_kernel.cuh"

@@ -8,7 +8,8 @@
  * an H100, H200 or B200 has 227 KB a block, an A100 163 KB, an RTX or L40S
  * 99 KB, a Turing 64 KB).  Where it cannot run, the launcher of
  * scan_kernel.cuh comes here (strand::scan_by_block, chosen when the
- * context opens: check_code() in arch.cu, with scan.cu's scan_stages_ok()).
+ * context opens: check_code() in arch.cu, with scan.cu's scan_stages_ok();
+ * or the opt-in refused).
  *
  * The same bits.  A scan's float results are defined by the tile
  * decomposition and the order of every combination in it (the left fold of
@@ -56,23 +57,31 @@ template <class P> struct block_tile_policy : P {
     static constexpr bool bulk_copies = false;
 };
 
-/* The work of one block of k_scan_block for (O, T) under policy P. */
-template <wr_op O, typename T, class P> struct scan_block_agent {
+/* The work of one block of k_scan_block for (O, T) under policy P and the
+ * scan operator Op (scan_op.cuh).  An operator with head marks has warp 0
+ * mark the tile's heads while the tile comes in. */
+template <wr_op O, typename T, class P, template <wr_op, typename, int> class Op = plain_op>
+struct scan_block_agent {
     typedef typename carry_of<O, T>::type C;
     typedef warpred::op<O, T> F;
     typedef warpred::op<O, C> FC;
     typedef block_tile_policy<P> Q;
     typedef tile_shape<Q, T> W;
-    typedef scan_args<O, T> args;
+    typedef Op<O, T, W::items> K;
+    typedef typename K::args args;
+    typedef typename K::V fold_t;      /* a fold, in the carry type (and a head flag) */
+    typedef typename K::heads heads;
+    static constexpr bool kMarks = K::kMarks;
+    static constexpr unsigned kWords = (unsigned)(W::elems / 32);  /* head mark words of the tile */
     static constexpr int kSquad = P::squad;
     static constexpr int threads = W::squad_threads;
     static constexpr int kLbK = P::lb_k1;
     static constexpr unsigned kChunks = (unsigned)(W::elems / W::V);   /* 16-byte chunks of a tile */
     static_assert(kChunks % threads == 0, "whole chunks per thread");
 
-    struct smem {
+    struct smem : K::template stage_marks<1, kWords> {
         vec<T> stage[kChunks];               /* the tile (swizzled) */
-        C wsum[kSquad];                      /* the warps' totals */
+        fold_t wsum[kSquad];                      /* the warps' totals */
         C pre;                               /* the tile's exclusive prefix ... */
         int have;                            /* ... if there is one (not tile 0 without carry) */
         unsigned t;                          /* the tile, or kEnd */
@@ -80,7 +89,24 @@ template <wr_op O, typename T, class P> struct scan_block_agent {
         C lbv[32 * kLbK];                    /* look-back: the values read, nearest first */
     };
 
+    /* the kernel's body: the extent (an operator may read it on the
+     * device, and find nothing to do), then the tiles */
     static __device__ __forceinline__ void run(const args &a, unsigned *tctr, smem &sm)
+    {
+        if constexpr (!kMarks) {
+            tiles(a, a, tctr, sm);
+        } else {
+            typename K::extent e;
+            if (!K::read_extent(a, e)) {
+                grid_done(a.ds, a.dcount);
+                return;
+            }
+            tiles(e, a, tctr, sm);
+        }
+    }
+
+    template <class E>
+    static __device__ __forceinline__ void tiles(const E &e, const args &a, unsigned *tctr, smem &sm)
     {
         constexpr int I = W::items, V = W::V;
         const int r = (int)threadIdx.x, w = r / 32, lane = r & 31;
@@ -98,7 +124,7 @@ template <wr_op O, typename T, class P> struct scan_block_agent {
                  * block to stop puts both counters back for the next launch
                  * (as scan_agent's load warp does) */
                 unsigned t = atomicAdd(tctr, 1u);
-                if (t >= a.tiles) {
+                if (t >= e.tiles) {
                     t = kEnd;
                     if (last_arrival(tctr + 1, gridDim.x)) {
                         atomicExch(tctr, 0u);
@@ -115,71 +141,79 @@ template <wr_op O, typename T, class P> struct scan_block_agent {
             const unsigned t = sm.t;
             if (t == kEnd) break;
             const size_t base = (size_t)t * W::elems;
-            const bool whole = a.vec_ok && base + W::elems <= a.n;
-            const unsigned lim = (unsigned)(a.n - base < W::elems ? a.n - base : W::elems);
+            const bool whole = e.vec_ok && base + W::elems <= e.n;
+            const unsigned lim = (unsigned)(e.n - base < W::elems ? e.n - base : W::elems);
 
             /* in: 16-byte loads, all in flight before the first store */
             if (whole) {
                 constexpr unsigned per = kChunks / threads;
-                const vec<T> *src = reinterpret_cast<const vec<T> *>(a.in + base);
+                const vec<T> *src = reinterpret_cast<const vec<T> *>(e.in + base);
                 vec<T> v[per];
 #pragma unroll
                 for (unsigned k = 0; k < per; k++) v[k] = src[r + k * threads];
 #pragma unroll
                 for (unsigned k = 0; k < per; k++) sm.stage[swz<W>(r + k * threads)] = v[k];
             } else {
-                for (unsigned e = r; e < lim; e += threads) stage[swz<W>(e / V) * V + e % V] = a.in[base + e];
+                for (unsigned q = r; q < lim; q += threads) stage[swz<W>(q / V) * V + q % V] = e.in[base + q];
             }
-            __syncthreads();                 /* the tile is in */
+            if constexpr (kMarks)
+                if (w == 0) K::template mark_heads<P>(sm.hb[0], e, a, t, lane);
+            __syncthreads();                 /* the tile (and its heads) are in */
 
             /* scan_agent::reduce: the thread's fold, the warps' exclusive
              * scan of the folds in the carry type, the warp totals */
             T x[I];
             read_items<Q>(x, stage, r);
-            past_n<Q, F>(x, a.n, t, r);
-            T f = x[0];
-#pragma unroll
-            for (int k = 1; k < I; k++) f = F::combine(f, x[k]);
-            C wt;
-            const C wex = warpred::warp_exclusive_scan<O>((C)f, wt);
+            past_n<Q, F>(x, e.n, t, r);
+            heads h;
+            if constexpr (kMarks) K::read_heads(h, sm.hb[0], r);
+            fold_t wt;
+            const fold_t wex = K::warp_exclusive(K::fold(x, h), wt, lane);
             if (lane == 0) sm.wsum[w] = wt;
             __syncthreads();                 /* the warp totals */
             /* the thread's base inside the tile (scan_agent's tex) */
-            C b = sm.wsum[0];
+            fold_t b = sm.wsum[0];
 #pragma unroll
             for (int v = 1; v < kSquad; v++)
-                if (v < w) b = FC::combine(b, sm.wsum[v]);
-            const C tex = w == 0 ? wex : (lane == 0 ? b : FC::combine(b, wex));
+                if (v < w) b = K::cat(b, sm.wsum[v]);
+            const fold_t tex = w == 0 ? wex : (lane == 0 ? b : K::cat(b, wex));
 
             if (w == 0) {
                 /* the aggregate (every lane of warp 0 folds it, as thread 0
                  * of the reduce squad does), published at once */
-                C agg = sm.wsum[0];
+                fold_t agg = sm.wsum[0];
 #pragma unroll
-                for (int v = 1; v < kSquad; v++) agg = FC::combine(agg, sm.wsum[v]);
+                for (int v = 1; v < kSquad; v++) agg = K::cat(agg, sm.wsum[v]);
                 if (lane == 0) {
+                    /* a tile with a head: its aggregate is its prefix */
                     if (t == 0) {
-                        const C incl = a.carry_in ? FC::combine(*a.carry_in, agg) : agg;
+                        const C incl = a.carry_in && !K::flag(agg) ? FC::combine(*a.carry_in, K::value(agg))
+                                                                    : K::value(agg);
                         st_desc(a.d, to_bits(incl), ep | kPrefix);
                     } else {
-                        st_desc(a.d + t, to_bits(agg), ep | kAggregate);
+                        st_desc(a.d + t, to_bits(K::value(agg)), ep | (K::flag(agg) ? kPrefix : kAggregate));
                     }
                 }
                 /* scan_agent::look_back_warp: the tile's exclusive prefix,
                  * back to the block's previous tile, whose prefix it knows */
+                /* (a tile whose first element is a head needs none) */
+                bool need = true;
+                if constexpr (kMarks) need = (sm.hb[0][0] & 1u) == 0;
                 bool have = true;
                 C pre = C();
                 if (t == 0) {
                     have = a.carry_in != nullptr;
                     if (have) pre = *a.carry_in;
+                } else if (!need) {
+                    have = false;
                 } else {
                     pre = look_back<O, C, kLbK, no_hooks>((long long)t, prev, [&]() -> C { return pmine; }, ep,
                                                           a.d, sm.lbv, lane);
                 }
-                const C incl = have ? FC::combine(pre, agg) : agg;
+                const C incl = have && !K::flag(agg) ? FC::combine(pre, K::value(agg)) : K::value(agg);
                 if (lane == 0) {
-                    if (t > 0) st_desc(a.d + t, to_bits(incl), ep | kPrefix);
-                    if (a.carry_out && t == a.tiles - 1) *a.carry_out = incl;
+                    if (t > 0 && !K::flag(agg)) st_desc(a.d + t, to_bits(incl), ep | kPrefix);
+                    if (a.carry_out && t == e.tiles - 1) *a.carry_out = incl;
                     sm.pre = pre;
                     sm.have = have;
                 }
@@ -188,23 +222,22 @@ template <wr_op O, typename T, class P> struct scan_block_agent {
             }
 
             /* scan_agent::scan: the thread's run scanned (meanwhile) ... */
-#pragma unroll
-            for (int k = 1; k < I; k++) x[k] = F::combine(x[k - 1], x[k]);
+            K::run(x, h);
             __syncthreads();                 /* the prefix */
             const C pre = sm.pre;
             const bool have = sm.have != 0;
-            /* ... from its base; thread 0 has no earlier threads in the tile */
-            const out_map<O, T> m(r == 0 ? pre : (have ? FC::combine(pre, tex) : tex), r != 0 || have);
-            if (m.wide()) put_outputs<Q>(stage, r, x, a.exclusive, m.base(), [&](T v) { return m.wide_out(v); });
-            else          put_outputs<Q>(stage, r, x, a.exclusive, m.base(), [&](T v) { return m(v); });
+            /* ... from its base */
+            const out_map<O, T> m(K::base(r, pre, have, tex), r != 0 || have);
+            if (m.wide()) K::template put<Q>(stage, r, x, h, a.exclusive, m.base(), [&](T v) { return m.wide_out(v); });
+            else          K::template put<Q>(stage, r, x, h, a.exclusive, m.base(), [&](T v) { return m(v); });
             __syncthreads();                 /* the outputs are in the stage */
             /* out: consecutive threads, consecutive chunks */
             if (whole) {
-                vec<T> *dst = reinterpret_cast<vec<T> *>(a.out + base);
+                vec<T> *dst = reinterpret_cast<vec<T> *>(e.out + base);
 #pragma unroll 4
                 for (unsigned c = r; c < kChunks; c += threads) dst[c] = sm.stage[swz<W>(c)];
             } else {
-                for (unsigned e = r; e < lim; e += threads) a.out[base + e] = stage[swz<W>(e / V) * V + e % V];
+                for (unsigned q = r; q < lim; q += threads) e.out[base + q] = stage[swz<W>(q / V) * V + q % V];
             }
         }
         grid_done(a.ds, a.dcount);
@@ -217,46 +250,6 @@ k_scan_block(scan_args<O, T> a, unsigned *tctr)
 {
     __shared__ typename scan_block_agent<O, T, P>::smem sm;
     scan_block_agent<O, T, P>::run(a, tctr, sm);
-}
-
-/* The launch of k_scan_block, for scan_launcher::run (scan_kernel.cuh),
- * which has checked the tile count and made the descriptors and the epoch
- * ready. */
-template <wr_op O, typename T, class P>
-wr_status scan_block_launch(strand &S, const void *in, void *out, size_t n, size_t tiles, int exclusive, int vec_ok,
-                            const void *carry_in, void *carry_out, done_sig ds, char *err)
-{
-    typedef scan_block_agent<O, T, P> A;
-    typedef typename A::C C;
-    auto kp = k_scan_block<O, T, P>;
-    static std::atomic<int> per_sm{0};
-    if (per_sm.load(std::memory_order_relaxed) == 0) {
-        int nb = 0;
-        WRCUDA_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, A::threads, 0));
-        per_sm.store(nb > 0 ? nb : 1);
-    }
-    /* resident blocks are enough (tiles are drawn, not assigned); at most
-     * 65536, as scan_launcher's tickets assume */
-    size_t grid = (size_t)(S.sms > 0 ? S.sms : 1) * (size_t)per_sm.load(std::memory_order_relaxed);
-    if (S.scan_blocks && S.scan_blocks < grid) grid = S.scan_blocks;
-    if (grid > tiles) grid = tiles;
-    if (grid > 0x10000u) grid = 0x10000u;
-    scan_args<O, T> a;
-    a.in = (const T *)in;
-    a.out = (T *)out;
-    a.n = n;
-    a.tiles = tiles;
-    a.exclusive = exclusive;
-    a.vec_ok = vec_ok;
-    a.epoch = epoch_word(S);
-    a.d = (tdesc *)S.sblk;
-    a.carry_in = (const C *)carry_in;
-    a.carry_out = (C *)carry_out;
-    a.ds = ds;
-    a.dcount = S.ctr + 3;
-    kp<<<(unsigned)grid, A::threads, 0, S.st>>>(a, S.ctr + 1);  /* tickets [1], blocks done [2] */
-    WRCUDA_CKLAUNCH("scan kernel launch");
-    return WR_SUCCESS;
 }
 
 } /* namespace wrcuda */

@@ -54,70 +54,25 @@
 #include "scan_policy.cuh"
 #include "scan_tile.cuh"
 #include "scan_tile_state.cuh"
+#include "scan_op.cuh"
+#include "scan_launch.cuh"
 
 namespace wrcuda {
 
-constexpr unsigned kEnd = 0xffffffffu;        /* ticket past the last tile */
-
-/* the kernel's arguments */
-template <wr_op O, typename T> struct scan_args {
-    typedef typename carry_of<O, T>::type C;
-    const T *in;
-    T *out;
-    size_t n, tiles;
-    int exclusive, vec_ok;
-    unsigned long long *epoch;               /* launches so far on these descriptors (device) */
-    tdesc *d;
-    const C *carry_in;
-    C *carry_out;
-    done_sig ds;                             /* the call's end, if this launch is its last */
-    unsigned *dcount;                        /* blocks finished, for grid_done */
-};
-
-/* What an element's output is, from its thread's base b (in the carry type;
- * hb: there is one) and its prefix x inside the thread.  Float sums carry in
- * double, and (float)(b + (double)x) costs two conversions and a double add
- * per element.  The base is split instead, once per tile, into the float
- * hi = (float)b and lo = (float)(b - hi), and an element costs hi + (lo + x),
- * within an ulp of the output.  Where b is a float already (which includes
- * -0 and the infinities) lo is -0, so that lo + x is x: the output is hi + x,
- * correctly rounded, with a float scan's signs of zeros; with no base both
- * are -0 and the output is x.  Only a finite b beyond the float range
- * (wide()) needs the double add. */
-template <wr_op O, typename T> struct out_map {
-    typedef typename carry_of<O, T>::type C;
-    static constexpr bool split = !std::is_same<C, T>::value;
-    C b;
-    bool hb, wide_;
-    T hi, lo;
-    __device__ __forceinline__ out_map(C b_, bool hb_) : b(b_), hb(hb_), wide_(false), hi((T)-0.0), lo((T)-0.0)
-    {
-        if constexpr (split) {
-            if (hb) {
-                hi = (T)b;
-                if (isinf(hi) && !isinf(b)) wide_ = true;
-                else if (isfinite(b) && (C)hi != b) lo = (T)(b - (C)hi);
-            }
-        }
-    }
-    __device__ __forceinline__ bool wide() const { return wide_; }
-    __device__ __forceinline__ T operator()(T x) const
-    {
-        if constexpr (split) return hi + (lo + x);
-        else return hb ? warpred::op<O, T>::combine(b, x) : x;
-    }
-    __device__ __forceinline__ T wide_out(T x) const { return (T)(b + (C)x); }
-    __device__ __forceinline__ T base() const { return hb ? (T)b : warpred::op<O, T>::identity(); }
-};
-
-/* The work of one block for (O, T) under policy P and hooks H: its shared
- * memory, its four roles and the kernel's body. */
-template <wr_op O, typename T, class P, class H> struct scan_agent {
+/* The work of one block for (O, T) under policy P, hooks H and the scan
+ * operator Op (scan_op.cuh): its shared memory, its roles and the kernel's
+ * body.  An operator with head marks (kMarks) adds a heads warp, which
+ * marks each stage's heads once its tile number is out. */
+template <wr_op O, typename T, class P, class H, template <wr_op, typename, int> class Op = plain_op>
+struct scan_agent {
     typedef typename carry_of<O, T>::type C;
     typedef warpred::op<O, T> F;
     typedef warpred::op<O, C> FC;
     typedef tile_shape<P, T> W;
-    typedef scan_args<O, T> args;
+    typedef Op<O, T, W::items> K;
+    typedef typename K::args args;
+    typedef typename K::V fold_t;      /* a fold, in the carry type (and a head flag) */
+    typedef typename K::heads heads;
     static constexpr int kStages = P::stages;
     static constexpr int kSquad = P::squad;
     static constexpr int kSquadThreads = W::squad_threads;
@@ -132,19 +87,22 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
      * waiting for entry it's phase never sees the entry's next phase
      * instead. */
     static constexpr int kChain = 2 * kStages;
-    /* reduce and scan squads, look-back warps, the load warp */
-    static constexpr int threads = (2 * kSquad + kLb + 1) * 32;
+    static constexpr bool kMarks = K::kMarks;
+    static constexpr unsigned kWords = (unsigned)(W::elems / 32);  /* head mark words of a stage */
+    /* reduce and scan squads, look-back warps, the load warp (and the heads warp) */
+    static constexpr int threads = (2 * kSquad + kLb + 1 + (kMarks ? 1 : 0)) * 32;
     /* dynamic shared memory: the stages, from a P::align boundary */
     static constexpr size_t dyn_bytes = (size_t)kStages * P::tile_bytes + P::align;
 
-    /* the shared memory of a block besides its stages */
-    struct smem {
+    /* the shared memory of a block besides its stages (the operator's
+     * head marks first, if it has any) */
+    struct smem : K::template stage_marks<kStages, kWords> {
         unsigned long long ep;                /* this launch's epoch << 2 (scan_tile_state.cuh) */
         unsigned long long tkb[kStages], full[kStages], red[kStages], pre[kStages], empty[kStages];
         unsigned tk[kStages];                 /* the stage's tile, or kEnd */
-        C tex[kStages][kSquadThreads];        /* each scan thread's base inside the tile */
-        C wsum[kStages][kSquad];              /* the reduce warps' totals */
-        C agg[kStages];                       /* the tile's aggregate */
+        fold_t tex[kStages][kSquadThreads];        /* each scan thread's base inside the tile */
+        fold_t wsum[kStages][kSquad];              /* the reduce warps' totals */
+        fold_t agg[kStages];                       /* the tile's aggregate */
         C pre_v[kStages];                     /* the tile's exclusive prefix */
         int pre_have[kStages];                /* ... if there is one (not tile 0 without carry) */
         /* the chain between look-back warps (kLb > 1), by iteration %
@@ -171,8 +129,34 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
     /* a barrier among the threads of one squad (ids 1 and 2) */
     static __device__ __forceinline__ void squad_sync(int id) { bar_sync<kSquadThreads>(id); }
 
-    /* Load warp. */
-    static __device__ __forceinline__ void load(const args &a, T *stages, smem &sm, unsigned *tctr, int lane)
+    /* this thread's heads in iteration it's stage, once the heads warp has
+     * marked them (an operator without marks: nothing) */
+    static __device__ __forceinline__ void heads_of(heads &h, smem &sm, unsigned it, int r)
+    {
+        if constexpr (kMarks) {
+            const int s = (int)(it % kStages);
+            mbar_wait(&sm.hds[s], (it / kStages) & 1u);
+            K::read_heads(h, sm.hb[s], r);
+        }
+    }
+
+    /* whether iteration it's tile needs the prefix of the tiles before it
+     * (not when its first element is a head) */
+    static __device__ __forceinline__ bool needs_prefix(smem &sm, unsigned it)
+    {
+        if constexpr (kMarks) {
+            const int s = (int)(it % kStages);
+            mbar_wait(&sm.hds[s], (it / kStages) & 1u);
+            return (sm.hb[s][0] & 1u) == 0;
+        } else {
+            return true;
+        }
+    }
+
+    /* Load warp, over the extent e (the plain scan's: its arguments). */
+    template <class E>
+    static __device__ __forceinline__ void load(const E &e, const args &a, T *stages, smem &sm, unsigned *tctr,
+                                                int lane)
     {
         /* Tickets are drawn kAhead tiles ahead, so that their round trips
          * overlap the wait for a free stage and the copies of the tiles
@@ -200,8 +184,8 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
         auto take = [&](int k) -> unsigned {
             const unsigned t = q[k];
             if constexpr (H::enabled)
-                if (lane == 0 && t < a.tiles) H::note(t, kSDrawn, qt[k]);
-            if (lane == 0 && drawing && t >= a.tiles) {
+                if (lane == 0 && t < e.tiles) H::note(t, kSDrawn, qt[k]);
+            if (lane == 0 && drawing && t >= e.tiles) {
                 drawing = false;
                 if (last_arrival(tctr + 1, gridDim.x)) {  /* this block's draws come before its count */
                     atomicExch(tctr, 0u);
@@ -233,11 +217,11 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
                     draw(k);                      /* the ticket of iteration it + kAhead */
                 }
                 if constexpr (H::enabled)
-                    if (lane == 0 && t < a.tiles) {
+                    if (lane == 0 && t < e.tiles) {
                         H::note(t, kSLoadIter, t_it);
                         H::stamp(t, kSTicket);
                     }
-                const bool end = t >= a.tiles;
+                const bool end = t >= e.tiles;
                 ends += end;
                 mbar_wait(&sm.empty[s], ((it / kStages) & 1u) ^ 1u);
                 if (lane == 0) {
@@ -246,7 +230,7 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
                 }
                 if constexpr (H::enabled)
                     if (lane == 0 && !end) H::stamp(t, kSStaged);
-                const bool whole = !end && a.vec_ok && ((size_t)t + 1) * W::elems <= a.n;
+                const bool whole = !end && e.vec_ok && ((size_t)t + 1) * W::elems <= e.n;
                 T *stage = stages + (size_t)s * W::elems;
                 if (kBulk && whole) {
                     /* lane 0 expects the tile's bytes, then copies it in four
@@ -254,7 +238,7 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
                     if (lane == 0) {
                         constexpr unsigned part = (unsigned)(P::tile_bytes / 4);
                         mbar_arrive_expect_tx(&sm.full[s], (unsigned)P::tile_bytes);
-                        const char *src = reinterpret_cast<const char *>(a.in + (size_t)t * W::elems);
+                        const char *src = reinterpret_cast<const char *>(e.in + (size_t)t * W::elems);
 #pragma unroll
                         for (int k = 0; k < 4; k++)
                             bulk_copy(reinterpret_cast<char *>(stage) + k * part, src + k * part, part, &sm.full[s]);
@@ -262,7 +246,7 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
                         mbar_arrive(&sm.full[s]);
                     }
                 } else {
-                    if (!end) stage_tile<P>(stage, a.in, a.n, t, whole, lane);
+                    if (!end) stage_tile<P>(stage, e.in, e.n, t, whole, lane);
                 }
                 if (kBulk) {
                     if (!whole) {
@@ -289,7 +273,8 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
 
     /* Reduce squad (r = 0..kSquadThreads-1): per-thread folds, their
      * exclusive scan in the carry type, the aggregate. */
-    static __device__ __forceinline__ void reduce(const args &a, T *stages, smem &sm, int r)
+    template <class E>
+    static __device__ __forceinline__ void reduce(const E &e, const args &a, T *stages, smem &sm, int r)
     {
         constexpr int I = W::items;
         const int w = r / 32, lane = r & 31;
@@ -302,32 +287,33 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
                 if (r == 0) H::stamp(t, kSLanded);
             T x[I];
             read_items<P>(x, stages + (size_t)s * W::elems, r);
-            past_n<P, F>(x, a.n, t, r);
-            T f = x[0];
-#pragma unroll
-            for (int k = 1; k < I; k++) f = F::combine(f, x[k]);
-            C wt;
-            const C wex = warpred::warp_exclusive_scan<O>((C)f, wt);
+            past_n<P, F>(x, e.n, t, r);
+            heads h;
+            heads_of(h, sm, it, r);
+            fold_t wt;
+            const fold_t wex = K::warp_exclusive(K::fold(x, h), wt, lane);
             if (lane == 0) sm.wsum[s][w] = wt;
             squad_sync(1);
             /* base of this thread: the earlier warps' totals, in order, then
              * the earlier lanes' (warp 0 lane 0 has none: the scan squad
              * knows) */
-            C b = sm.wsum[s][0];
+            fold_t b = sm.wsum[s][0];
 #pragma unroll
             for (int v = 1; v < kSquad; v++)
-                if (v < w) b = FC::combine(b, sm.wsum[s][v]);
-            sm.tex[s][r] = w == 0 ? wex : (lane == 0 ? b : FC::combine(b, wex));
+                if (v < w) b = K::cat(b, sm.wsum[s][v]);
+            sm.tex[s][r] = w == 0 ? wex : (lane == 0 ? b : K::cat(b, wex));
             if (r == 0) {
-                C agg = sm.wsum[s][0];
+                fold_t agg = sm.wsum[s][0];
 #pragma unroll
-                for (int v = 1; v < kSquad; v++) agg = FC::combine(agg, sm.wsum[s][v]);
+                for (int v = 1; v < kSquad; v++) agg = K::cat(agg, sm.wsum[s][v]);
                 sm.agg[s] = agg;
+                /* a tile with a head: its aggregate is its prefix */
                 if (t == 0) {
-                    const C incl = a.carry_in ? FC::combine(*a.carry_in, agg) : agg;
+                    const C incl = a.carry_in && !K::flag(agg) ? FC::combine(*a.carry_in, K::value(agg))
+                                                                : K::value(agg);
                     st_desc(a.d, to_bits(incl), ep | kPrefix);
                 } else {
-                    st_desc(a.d + t, to_bits(agg), ep | kAggregate);
+                    st_desc(a.d + t, to_bits(K::value(agg)), ep | (K::flag(agg) ? kPrefix : kAggregate));
                 }
                 if constexpr (H::enabled) H::stamp(t, kSAggregate);
             }
@@ -343,7 +329,8 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
      * a warp's global reads for its tile overlap the other warps' work on
      * theirs.  Waiting on the previous iteration's barriers is safe: their
      * next phases need this iteration's prefix first. */
-    static __device__ __forceinline__ void look_back_warp(const args &a, smem &sm, int k, int lane)
+    template <class E>
+    static __device__ __forceinline__ void look_back_warp(const E &e, const args &a, smem &sm, int k, int lane)
     {
         long long mine = -1;                      /* this warp's previous tile */
         C pmine = C();                            /* its inclusive prefix */
@@ -364,7 +351,9 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
                 if (lane == 0) sm.ltk[c] = t;
                 mbar_arrive(&sm.lbs[c]);
             }
-            if (kLbDelay > 0 && t > 0) {
+            /* (a tile whose first element is a head needs no look-back) */
+            const bool need = needs_prefix(sm, it);
+            if (kLbDelay > 0 && t > 0 && need) {
                 const unsigned long long t0 = globaltimer_ns();
                 while (globaltimer_ns() - t0 < kLbDelay) __nanosleep(32);
             }
@@ -380,6 +369,8 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
             if (t == 0) {
                 have = a.carry_in != nullptr;
                 if (have) pre = *a.carry_in;
+            } else if (!need) {
+                have = false;
             } else {
                 auto pprev = [&]() -> C {
                     if (kLb == 1 || it == 0) return pmine;
@@ -389,10 +380,12 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
                 pre = look_back<O, C, kLbK, H>((long long)t, prev, pprev, ep, a.d, sm.lbv[k], lane);
             }
             mbar_wait(&sm.red[s], ph);
-            const C incl = have ? FC::combine(pre, sm.agg[s]) : sm.agg[s];
+            /* (a tile with a head published its aggregate as its prefix) */
+            const C incl = have && !K::flag(sm.agg[s]) ? FC::combine(pre, K::value(sm.agg[s])) : K::value(sm.agg[s]);
             if (lane == 0) {
-                if (t > 0) st_desc(a.d + t, to_bits(incl), ep | kPrefix);  /* (tile 0: the reduce squad) */
-                if (a.carry_out && t == a.tiles - 1) *a.carry_out = incl;
+                if (t > 0 && !K::flag(sm.agg[s]))
+                    st_desc(a.d + t, to_bits(incl), ep | kPrefix);  /* (tile 0: the reduce squad) */
+                if (a.carry_out && t == e.tiles - 1) *a.carry_out = incl;
                 sm.pre_v[s] = pre;
                 sm.pre_have[s] = have;
                 if (kLb > 1) sm.lincl[c] = incl;
@@ -416,7 +409,8 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
     }
 
     /* Scan squad (r = 0..kSquadThreads-1). */
-    static __device__ __forceinline__ void scan(const args &a, T *stages, smem &sm, int r)
+    template <class E>
+    static __device__ __forceinline__ void scan(const E &e, const args &a, T *stages, smem &sm, int r)
     {
         constexpr int I = W::items, V = W::V;
         for (unsigned it = 0;; it++) {
@@ -427,31 +421,31 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
             T *stage = stages + (size_t)s * W::elems;
             T x[I];
             read_items<P>(x, stage, r);
-#pragma unroll
-            for (int k = 1; k < I; k++) x[k] = F::combine(x[k - 1], x[k]);
+            heads h;
+            heads_of(h, sm, it, r);
+            K::run(x, h);
             mbar_wait(&sm.red[s], ph);
-            const C tex = sm.tex[s][r];
+            const fold_t tex = sm.tex[s][r];
             if constexpr (H::enabled)
                 if (r == 0) H::stamp(t, kSScanWait);
             mbar_wait(&sm.pre[s], ph);
             const C pre = sm.pre_v[s];
             const bool have = sm.pre_have[s] != 0;
-            /* thread 0 has no earlier threads in the tile */
-            const out_map<O, T> m(r == 0 ? pre : (have ? FC::combine(pre, tex) : tex), r != 0 || have);
+            const out_map<O, T> m(K::base(r, pre, have, tex), r != 0 || have);
             /* (one branch per thread and tile, not per element) */
-            if (m.wide()) put_outputs<P>(stage, r, x, a.exclusive, m.base(), [&](T v) { return m.wide_out(v); });
-            else          put_outputs<P>(stage, r, x, a.exclusive, m.base(), [&](T v) { return m(v); });
+            if (m.wide()) K::template put<P>(stage, r, x, h, a.exclusive, m.base(), [&](T v) { return m.wide_out(v); });
+            else          K::template put<P>(stage, r, x, h, a.exclusive, m.base(), [&](T v) { return m(v); });
             squad_sync(2);
             /* copy out: consecutive threads, consecutive chunks */
             const size_t base = (size_t)t * W::elems;
-            if (a.vec_ok && base + W::elems <= a.n) {
-                vec<T> *dst = reinterpret_cast<vec<T> *>(a.out + base);
+            if (e.vec_ok && base + W::elems <= e.n) {
+                vec<T> *dst = reinterpret_cast<vec<T> *>(e.out + base);
                 const vec<T> *vs = reinterpret_cast<const vec<T> *>(stage);
 #pragma unroll 4
                 for (unsigned c = r; c < W::elems / V; c += kSquadThreads) dst[c] = vs[phys<P, W>(c)];
             } else {
-                const unsigned lim = (unsigned)(a.n - base < W::elems ? a.n - base : W::elems);
-                for (unsigned e = r; e < lim; e += kSquadThreads) a.out[base + e] = stage[phys<P, W>(e / V) * V + e % V];
+                const unsigned lim = (unsigned)(e.n - base < W::elems ? e.n - base : W::elems);
+                for (unsigned q = r; q < lim; q += kSquadThreads) e.out[base + q] = stage[phys<P, W>(q / V) * V + q % V];
             }
             if constexpr (H::enabled)
                 if (r == 0) H::stamp(t, kSStored);
@@ -459,8 +453,40 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
         }
     }
 
-    /* the kernel's body: barriers, then each warp to its role */
+    /* Heads warp (an operator with marks): each iteration's tile's heads
+     * into its stage's marks, once the load warp has its number out. */
+    template <class E>
+    static __device__ __forceinline__ void mark(const E &e, const args &a, smem &sm, int lane)
+    {
+        for (unsigned it = 0;; it++) {
+            const int s = (int)(it % kStages);
+            mbar_wait(&sm.tkb[s], (it / kStages) & 1u);
+            const unsigned t = sm.tk[s];
+            if (t == kEnd) return;
+            K::template mark_heads<P>(sm.hb[s], e, a, t, lane);
+            mbar_arrive(&sm.hds[s]);
+        }
+    }
+
+    /* the kernel's body: the extent (an operator may read it on the
+     * device, and find nothing to do), then roles() */
     static __device__ __forceinline__ void run(const args &a, unsigned *tctr, T *stages, smem &sm)
+    {
+        if constexpr (!kMarks) {
+            roles(a, a, tctr, stages, sm);
+        } else {
+            typename K::extent e;
+            if (!K::read_extent(a, e)) {          /* (uniform over the grid) */
+                grid_done(a.ds, a.dcount);
+                return;
+            }
+            roles(e, a, tctr, stages, sm);
+        }
+    }
+
+    /* barriers, then each warp to its role */
+    template <class E>
+    static __device__ __forceinline__ void roles(const E &e, const args &a, unsigned *tctr, T *stages, smem &sm)
     {
         const int warp = (int)threadIdx.x / 32, lane = (int)threadIdx.x & 31;
         if (threadIdx.x == 0) {
@@ -471,6 +497,7 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
             for (int s = 0; s < kStages; s++) {
                 mbar_init(&sm.tkb[s], 1);              /* the load warp's lane 0, with tk */
                 mbar_init(&sm.full[s], kBulk ? 32 : 64); /* the load warp's lanes, twice each (bulk copies: once) */
+                if constexpr (kMarks) mbar_init(&sm.hds[s], 32);  /* the heads warp's lanes */
                 mbar_init(&sm.red[s], kSquadThreads);
                 mbar_init(&sm.pre[s], 32);             /* the look-back warp's 32 lanes */
                 mbar_init(&sm.empty[s], kSquadThreads);
@@ -481,10 +508,12 @@ template <wr_op O, typename T, class P, class H> struct scan_agent {
             }
         }
         __syncthreads();
-        if (warp < kSquad) reduce(a, stages, sm, (int)threadIdx.x);
-        else if (warp < 2 * kSquad) scan(a, stages, sm, (int)threadIdx.x - kSquadThreads);
-        else if (warp < 2 * kSquad + kLb) look_back_warp(a, sm, warp - 2 * kSquad, lane);
-        else load(a, stages, sm, tctr, lane);
+        if (warp < kSquad) reduce(e, a, stages, sm, (int)threadIdx.x);
+        else if (warp < 2 * kSquad) scan(e, a, stages, sm, (int)threadIdx.x - kSquadThreads);
+        else if (warp < 2 * kSquad + kLb) look_back_warp(e, a, sm, warp - 2 * kSquad, lane);
+        else if constexpr (!kMarks) load(e, a, stages, sm, tctr, lane);
+        else if (warp == 2 * kSquad + kLb) load(e, a, stages, sm, tctr, lane);
+        else mark(e, a, sm, lane);
         cp_async_wait_all();
         grid_done(a.ds, a.dcount);
     }
@@ -510,13 +539,15 @@ k_scan(scan_args<O, T> a, unsigned *tctr)
 #endif
 }
 
-/* the scan with one block per tile (scan_block.cuh, included below) */
-template <wr_op O, typename T, class P>
-wr_status scan_block_launch(strand &S, const void *in, void *out, size_t n, size_t tiles, int exclusive, int vec_ok,
-                            const void *carry_in, void *carry_out, done_sig ds, char *err);
+} /* namespace wrcuda */
 
-/* The launcher of k_scan<O, T, P, H>: run<O, T>() as dispatch() (backend.cuh)
- * calls it, with launch_scan()'s arguments but the type and op. */
+#include "scan_block.cuh"
+
+namespace wrcuda {
+
+/* The launcher of k_scan<O, T, P, H> (and of k_scan_block, scan_block.cuh,
+ * where it cannot run): run<O, T>() as dispatch() (backend.cuh) calls it,
+ * with launch_scan()'s arguments but the type and op. */
 template <class P, class H> struct scan_launcher {
     template <wr_op O, typename T>
     static wr_status run(strand &S, const void *in, void *out, size_t n, int exclusive,
@@ -525,23 +556,12 @@ template <class P, class H> struct scan_launcher {
         typedef scan_agent<O, T, P, H> A;
         const size_t tiles = (n + A::W::elems - 1) / A::W::elems;
         if (!S.fixed || tiles <= S.scap) return one<O, T>(S, in, out, n, exclusive, carry_in, carry_out, ds, err);
-        /* Scratch that may not grow (a call queued on a stream, whose
-         * descriptors cover the device's memory: only a longer managed
-         * array gets here): pieces of S.scap whole tiles, the running prefix
-         * carried from one to the next on the device in slots 1 and 2, as
-         * the staged scans do (staging.cu), which gives the same bits. */
-        if (S.scap == 0) return fail(err, "scan: no descriptors reserved", cudaErrorInvalidValue);
-        const size_t step = S.scap * A::W::elems;
         const T *i = (const T *)in;
         T *o = (T *)out;
-        for (size_t k = 0, off = 0; off < n; k++, off += step) {
-            const size_t len = n - off < step ? n - off : step;
-            const bool last = len == n - off;
-            const void *cin = k ? (const void *)(S.slot + (1 + (k + 1) % 2) * kSlotBytes) : carry_in;
-            void *cout = last ? carry_out : (void *)(S.slot + (1 + k % 2) * kSlotBytes);
-            WRCUDA_TRY((one<O, T>(S, i + off, o + off, len, exclusive, cin, cout, last ? ds : kNoDone, err)));
-        }
-        return WR_SUCCESS;
+        return tile_pieces(S, n, A::W::elems, carry_in, carry_out, ds, "scan: no descriptors reserved", err,
+                           [&](size_t off, size_t len, const void *cin, void *cout, done_sig d) {
+                               return one<O, T>(S, i + off, o + off, len, exclusive, cin, cout, d, err);
+                           });
     }
 
     /* One launch over n elements. */
@@ -550,68 +570,24 @@ template <class P, class H> struct scan_launcher {
                          const void *carry_in, void *carry_out, done_sig ds, char *err)
     {
         typedef scan_agent<O, T, P, H> A;
+        typedef scan_block_agent<O, T, P> B;
         typedef typename A::C C;
         static_assert(sizeof(C) <= 8, "descriptor values are 8 bytes");
         const size_t tiles = (n + A::W::elems - 1) / A::W::elems;
-        /* tickets (tiles + grid of them) are 32-bit */
-        if (tiles > 0xffffffffu - 0x10000u) return fail(err, "scan: too many tiles", cudaErrorInvalidValue);
-        if (tiles > S.scap) {
-            /* a new block is zeroed: status 0 is epoch 0, which no launch
-             * uses (the first is 1) */
-            const size_t cap = tiles + tiles / 4;
-            size_t bytes = S.scap ? descriptor_bytes(S.scap) : 0;
-            S.scap = 0;                       /* until the new block exists */
-            WRCUDA_TRY(grow(S, S.sblk, &bytes, descriptor_bytes(cap), true, "scan descriptors", err));
-            S.scap = cap;
-        }
-        const int vec_ok = ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0);
-        if (S.scan_by_block)    /* code below sm_80, or too little shared memory for the stages */
-            return scan_block_launch<O, T, P>(S, in, out, n, tiles, exclusive, vec_ok, carry_in, carry_out, ds, err);
-        /* resident blocks only (at most 65536: see the ticket check above),
-         * each with its ring of stages.  The shared-memory opt-in is a
-         * property of the kernel in a device's context (the primary one,
-         * where every strand lives, and which outlives them), so it is made
-         * once per device, not on every call: a host-side driver call less
-         * on each scan. */
-        auto kp = k_scan<O, T, P, H>;
-        constexpr size_t dyn = A::dyn_bytes;
-        static std::atomic<int> per_sm{0};
-        static std::atomic<unsigned long long> opted{0};      /* devices 0-63 done, by bit */
-        const unsigned long long bit = S.dev >= 0 && S.dev < 64 ? 1ull << S.dev : 0;
-        if (bit == 0 || !(opted.load(std::memory_order_acquire) & bit)) {
-            WRCUDA_CK(cudaFuncSetAttribute, ((const void *)kp, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)dyn));
-            opted.fetch_or(bit, std::memory_order_release);
-        }
-        if (per_sm.load(std::memory_order_relaxed) == 0) {
-            int nb = 0;
-            WRCUDA_CK(cudaOccupancyMaxActiveBlocksPerMultiprocessor, (&nb, (const void *)kp, A::threads, dyn));
-            per_sm.store(nb > 0 ? nb : 1);
-        }
-        size_t grid = (size_t)(S.sms > 0 ? S.sms : 1) * (size_t)per_sm.load(std::memory_order_relaxed);
-        if (S.scan_blocks && S.scan_blocks < grid) grid = S.scan_blocks;
-        if (grid > tiles) grid = tiles;
-        if (grid > 0x10000u) grid = 0x10000u;
+        WRCUDA_TRY(tile_descriptors(S, tiles, "scan: too many tiles", err));
         scan_args<O, T> a;
         a.in = (const T *)in;
         a.out = (T *)out;
         a.n = n;
         a.tiles = tiles;
         a.exclusive = exclusive;
-        a.vec_ok = vec_ok;
-        a.epoch = epoch_word(S);
-        a.d = (tdesc *)S.sblk;
-        a.carry_in = (const C *)carry_in;
-        a.carry_out = (C *)carry_out;
-        a.ds = ds;
-        a.dcount = S.ctr + 3;
-        kp<<<(unsigned)grid, A::threads, dyn, S.st>>>(a, S.ctr + 1);  /* tickets [1], blocks done [2] */
-        WRCUDA_CKLAUNCH("scan kernel launch");
-        return WR_SUCCESS;
+        a.vec_ok = ((uintptr_t)in % 16 == 0) && ((uintptr_t)out % 16 == 0);
+        tile_args(a, S, (const C *)carry_in, (C *)carry_out, ds);
+        return launch_tile_kernel<A>(S, k_scan<O, T, P, H>, k_scan_block<O, T, P>, B::threads, tiles, a,
+                                     "scan kernel launch", err);
     }
 };
 
 } /* namespace wrcuda */
-
-#include "scan_block.cuh"
 
 #endif /* WRCUDA_SCAN_KERNEL_CUH */

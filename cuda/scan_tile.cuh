@@ -135,8 +135,38 @@ __device__ __forceinline__ void past_n(T (&x)[tile_shape<P, T>::items], size_t n
         if ((size_t)r * I + k >= lim) x[k] = F::neutral();
 }
 
+/* this squad thread's outputs (out(k) for its items, in tile order) into
+ * its part of the stage, in the stage's layout */
+template <class P, typename T, typename Out>
+__device__ __forceinline__ void put_items(T *stage, int r, Out out)
+{
+    typedef tile_shape<P, T> W;
+    constexpr int V = W::V;
+    if constexpr (bulk_loads<P>()) {
+        /* all of them first: they go out in the order the stage wants */
+        vec<T> v[W::chunks];
+#pragma unroll
+        for (int i = 0; i < W::chunks; i++)
+#pragma unroll
+            for (int j = 0; j < V; j++) v[i].v[j] = out(i * V + j);
+        xor_perm<W>(v, (unsigned)r & 7u);
+#pragma unroll
+        for (int i = 0; i < W::chunks; i++) chunk<W>(stage, r, i) = v[i];
+    } else {
+#pragma unroll
+        for (int i = 0; i < W::chunks; i++) {
+            vec<T> v;
+#pragma unroll
+            for (int j = 0; j < V; j++) v.v[j] = out(i * V + j);
+            chunk<W>(stage, r, i) = v;
+        }
+    }
+}
+
 /* the outputs of this thread's elements (x: their prefixes inside the
- * thread) into its part of the stage, through f */
+ * thread) into its part of the stage, through f.  (put_items with its
+ * out() written in: through put_items, nvcc orders two moves of the float
+ * sums' code differently, and the plain scan's code is kept as measured.) */
 template <class P, typename T, typename M>
 __device__ __forceinline__ void put_outputs(T *stage, int r, const T (&x)[tile_shape<P, T>::items], int exclusive,
                                             T base, M f)

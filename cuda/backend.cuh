@@ -6,7 +6,9 @@
  * The plugin is split by concern:
  *   plugin.cu     the ops table: open, close, describe, locate;
  *   arch.cu       which GPU code the device runs (the check at open);
- *   pool.cu       the pool of strands and the end of a call (done word);
+ *   pool.cu       strands, their pool and the end of a call (done word);
+ *   stream.cu     the context's stream; which strand a call takes;
+ *   launch.cu     what every launcher uses: errors, scratch, occupancy;
  *   staging.cu    the pipelines that stream host memory through the device;
  *   ops.cu        the operations, on device memory or through staging;
  *   reduce.cu     reduce and argmin/argmax kernels;
@@ -16,7 +18,9 @@
  *   segscan.cu    scans inside segments (segscan_kernel.cuh).
  * The kernel files export only "launchers": host functions that size a
  * grid, make sure the scratch they need exists and enqueue on the strand's
- * stream.  Device code they share is in kernel_common.cuh.
+ * stream; of the other files they call launch.cu alone, so that calls go
+ * one way (tests/cuda/call_graph.sh).  Device code they share is in
+ * kernel_common.cuh.
  */
 #ifndef WRCUDA_BACKEND_CUH
 #define WRCUDA_BACKEND_CUH
@@ -112,6 +116,7 @@ struct done_sig {
 };
 constexpr done_sig kNoDone = { nullptr, 0 };
 
+/* ---- launch.cu ------------------------------------------------------------ */
 /* err helpers: "call: CUDA error string"; out of memory is WR_ERR_NO_MEMORY. */
 wr_status fail(char *err, const char *call, cudaError_t e);
 /* Grow a device buffer to at least need bytes (contents not kept; zeroed if

@@ -1,6 +1,6 @@
 /*
  * ops.cu -- the CUDA plugin's operations (lib/wr_backend.h): each one a
- * call on a strand (pool.cu), its kernels launched in place on device and
+ * call on a strand (stream.cu), its kernels launched in place on device and
  * managed memory, or through the staging pipelines (staging.cu) when a
  * buffer is host memory.
  */

@@ -3,9 +3,10 @@
  * warpred_backend_ops (see lib/wr_backend.h), and nothing else.
  *
  * This file holds the table and what is not an operation: opening the
- * device, describing it, telling where a buffer lives.  The pool of strands
- * and the end of a call are in pool.cu, the staging pipelines in
- * staging.cu, the operations in ops.cu and dot_ops.cu.
+ * device, describing it, telling where a buffer lives.  The strands and
+ * their pool are in pool.cu, the context's stream and the start and end of
+ * a call in stream.cu, the staging pipelines in staging.cu, the operations
+ * in ops.cu and dot_ops.cu.
  */
 #include <stdio.h>
 #include <stdlib.h>

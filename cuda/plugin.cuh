@@ -1,7 +1,8 @@
 /*
  * plugin.cuh -- what the host side of the CUDA plugin shares (not
- * installed): the context's state, the pool of strands and the end of a
- * call (pool.cu), the staging pipelines (staging.cu) and the operations
+ * installed): the context's state, the strands and their pool (pool.cu),
+ * the context's stream and the start and end of a call (stream.cu), the
+ * staging pipelines (staging.cu) and the operations
  * (ops.cu, dot_ops.cu) that plugin.cu's ops table points at.
  */
 #ifndef WRCUDA_PLUGIN_CUH
@@ -28,7 +29,7 @@ struct state {
     std::vector<strand *> idle;  /* strands not in use */
     std::vector<strand *> all;
 
-    /* The context's stream (pool.cu, "Streams").  smu guards the three
+    /* The context's stream (stream.cu).  smu guards the three
      * below and is held by a call queued on the stream from its first
      * launch to its last. */
     std::mutex smu;
@@ -59,7 +60,7 @@ struct state {
  */
 struct host_strand : strand {
     bool queued = false;                /* the stream strand: its calls are queued on the context's
-                                           stream and return at once (pool.cu, "Streams") */
+                                           stream and return at once (stream.cu) */
     cudaStream_t own = nullptr;         /* the stream strand's own stream (st outside a call) */
     cudaEvent_t e_user = nullptr;       /* a pool strand's mark of the context's stream */
     unsigned char *hres = nullptr;      /* pinned host result area, kSlotBytes, then the done word */
@@ -95,13 +96,31 @@ struct code_info {
  * WARPRED_CUDA_SCAN_KERNEL. */
 wr_status check_code(const cudaDeviceProp &p, const struct wr_host_api *host, code_info *ci, char *err);
 
-/* ---- the pool and the end of a call (pool.cu) ---------------------------- */
+/* ---- strands and their pool (pool.cu) ------------------------------------- */
+
+/* A new strand on ctx's device: its stream, counters, slots, partials and
+ * host result area (and, where calls spin, the done word).  queued: the
+ * stream strand, on a non-blocking stream of its own (host_strand::own);
+ * else a pool strand, on a blocking one.  NULL on failure, with *st and err
+ * set. */
+host_strand *strand_new(state *ctx, bool queued, wr_status *st, char *err);
+/* Every strand of a context, when it closes (and a strand half made). */
+void strand_destroy(strand *S);
+/* An idle strand of ctx's pool, or a new one, ready for a call.  NULL on
+ * failure, with *st and err set. */
+strand *pool_take(state *ctx, wr_status *st, char *err);
+/* Give a strand back to the pool (never allocates). */
+void pool_put(state *ctx, strand *S);
+/* The end of a call on a pool strand whose work queued with status st: on
+ * success, wait for the work and deliver the host results; on failure,
+ * drain the strand.  The strand goes back to the pool.  Returns the call's
+ * status. */
+wr_status pool_end(state *ctx, strand *S, wr_status st, char *err);
+
+/* ---- the context's stream and the start and end of a call (stream.cu) ----- */
 
 /* The device the plugin last made current on this thread (-1: none yet). */
 extern thread_local int t_dev;
-
-/* Every strand of a context, when it closes. */
-void strand_destroy(strand *S);
 
 /* The start of a call: the context's device made current, and a strand:
  * the stream strand, when a stream is set and the call may be queued
@@ -131,12 +150,12 @@ wr_status with_strand(void *s, bool queue, char *err, Fn fn)
     return call_end(ctx, S, fn(*S), err);
 }
 
-/* ---- the context's stream (pool.cu) ---------------------------------------- */
-
 /* set_stream, synchronize and close of the ops table. */
 wr_status stream_set(state *ctx, cudaStream_t stream, char *err);
 wr_status stream_sync(state *ctx, char *err);
 void stream_close(state *ctx);
+
+/* ---- the results of a call (pool.cu) --------------------------------------- */
 
 /* The done word for a call's last launch (kNoDone where the strand has
  * none: the end of the call then synchronises the stream).  Only the launch

@@ -27,6 +27,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <atomic>
 #include <cuda_runtime.h>
 #include "wr_backend.h"
 
@@ -130,8 +131,29 @@ wr_status grow(strand &S, P *&p, size_t *cap, size_t need, bool zero, const char
     p = (P *)v;
     return st;
 }
-/* Blocks of kThreads that fit on one multiprocessor at once for kernel k. */
+/* Blocks of kThreads that fit on one multiprocessor of the current device
+ * at once for kernel k. */
 int blocks_per_sm(const void *kernel);
+/* blocks_per_sm of one kernel, asked once per device: a process may hold
+ * contexts on devices of several kinds.  A launcher keeps one, static, per
+ * kernel it sizes grids for. */
+class occupancy_cache {
+public:
+    int get(const strand &S, const void *kernel)
+    {
+        if (S.dev < 0 || S.dev >= kDevices) return blocks_per_sm(kernel);
+        int n = per_dev_[S.dev].load(std::memory_order_relaxed);
+        if (n == 0) {
+            n = blocks_per_sm(kernel);
+            per_dev_[S.dev].store(n, std::memory_order_relaxed);
+        }
+        return n;
+    }
+
+private:
+    static constexpr int kDevices = 64;     /* devices beyond are asked every time */
+    std::atomic<int> per_dev_[kDevices] = {};
+};
 /* Blocks of `threads` with dyn bytes of dynamic shared memory that fit on
  * one multiprocessor of S's device at once for kernel k (at least 1),
  * asked of the runtime once per (device, kernel, shape): a process may hold

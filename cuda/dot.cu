@@ -325,12 +325,12 @@ template <class P>
 wr_status run_tiles(strand &S, const void *x, const void *y, size_t len, size_t tile, size_t tbase, size_t ntot,
                     bool fold, void *acc_out, void *dst, const void *carry, done_sig ds, char *err)
 {
-    static std::atomic<int> per_sm{0};
+    static occupancy_cache occ;
     auto k = k_tiles<P>;
-    if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
+    const int per_sm = occ.get(S, (const void *)k);
     const size_t nt = (len + tile - 1) / tile, wpb = kThreads / 32;
     size_t g = (nt + wpb - 1) / wpb;
-    const size_t fill = (size_t)S.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+    const size_t fill = (size_t)S.sms * (size_t)per_sm;
     if (g > fill) g = fill;
     if (g < 1) g = 1;
     typedef typename P::E T;
@@ -482,13 +482,13 @@ template <typename T, int R>
 wr_status launch_dotrows_group(strand &S, const T *x, const T *y, T *out, size_t rows, size_t nv, unsigned G,
                                unsigned m, done_sig ds, char *err)
 {
-    static std::atomic<int> per_sm{0};
+    static occupancy_cache occ;
     auto k = k_dotrows_group<T, R>;
-    if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
+    const int per_sm = occ.get(S, (const void *)k);
     /* as many warps as make whole rounds of batches, at most one wave (segments.cu's launch_rows) */
     const size_t wpb = kThreads / 32;
     const size_t units = (rows + (32 / G) * R - 1) / ((32 / G) * R);
-    const size_t most = (size_t)S.sms * (size_t)per_sm.load(std::memory_order_relaxed) * wpb;
+    const size_t most = (size_t)S.sms * (size_t)per_sm * wpb;
     const size_t rounds = (units + most - 1) / most;
     const size_t warps = (units + rounds - 1) / rounds;
     k<<<(unsigned)((warps + wpb - 1) / wpb), kThreads, 0, S.st>>>(x, y, out, rows, nv, G, m, ds, S.ctr + 3);

@@ -1062,12 +1062,12 @@ template <class Src>
 wr_status launch_block(strand &L, const Src &src, void *out, size_t nseg, xsrc seg, size_t K, const void *carry_in,
                        void *carry_out, done_sig ds, char *err)
 {
-    static std::atomic<int> per_sm{0};
+    static occupancy_cache occ;
     auto kern = k_xblock<Src>;
-    if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)kern));
+    const int per_sm = occ.get(L, (const void *)kern);
     WRCUDA_TRY(segctr_for(L, K > 1 ? nseg : 2, err));
     size_t blocks = nseg * K;
-    const size_t cap = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+    const size_t cap = (size_t)L.sms * (size_t)per_sm;
     if (blocks > cap) blocks = cap;
     if (blocks > kMaxGrid) blocks = kMaxGrid;
     const xglob gl = { global_accs(L), L.segctr };
@@ -1083,10 +1083,10 @@ template <class Src>
 wr_status xreduce_run(strand &L, const Src &src, size_t n, const void *carry, void *acc_out, void *dst, done_sig ds,
                       char *err)
 {
-    static std::atomic<int> per_sm{0};
-    if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k_xblock<Src>));
+    static occupancy_cache occ;
+    const int per_sm = occ.get(L, (const void *)k_xblock<Src>);
     const size_t min_piece = (size_t)kThreads * kUnroll * Src::kV;
-    size_t K = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+    size_t K = (size_t)L.sms * (size_t)per_sm;
     if (K > n / min_piece + 1) K = n / min_piece + 1;
     if (K > kMaxGrid) K = kMaxGrid;
     const xsrc seg = { nullptr, 0, n };
@@ -1378,8 +1378,8 @@ struct xscan_fn {
     static wr_status run(strand &L, const void *in, void *out, size_t n, int excl, const wrx_acc *carry_in,
                          const wrx_acc &carry0, wrx_acc *carry_out, done_sig ds, char *err)
     {
-        static std::atomic<int> per_sm{0};
-        if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k_xtiles<T>));
+        static occupancy_cache occ;
+        const int per_sm = occ.get(L, (const void *)k_xtiles<T>);
         const size_t ntot = (n + kXTile - 1) / kXTile;
         const size_t most = ntot < kXPassTiles ? ntot : kXPassTiles;
         WRCUDA_TRY(grow(L, L.xscan, &L.xscan_cap, (most + kXGroup) * kAccBytes, false,
@@ -1387,7 +1387,7 @@ struct xscan_fn {
         wrx_acc *xa = (wrx_acc *)L.xscan, *xg = xa + most;
         /* passes after the first continue from the carry after the last */
         wrx_acc *cout = carry_out ? carry_out : (wrx_acc *)exact_carry(L, 0);
-        const size_t cap = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+        const size_t cap = (size_t)L.sms * (size_t)per_sm;
         const size_t pass = kXPassTiles * kXTile;
         for (size_t off = 0; off < n; off += pass) {
             const size_t len = n - off < pass ? n - off : pass;
@@ -1660,15 +1660,15 @@ struct xsegscan_fn {
     static wr_status run(strand &L, const void *in, void *out, size_t n, const size_t *off, size_t nseg, size_t base,
                          int excl, const wrx_acc *carry_in, wrx_acc *carry_out, done_sig ds, char *err)
     {
-        static std::atomic<int> per_sm{0};
-        if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k_xsegtiles<T>));
+        static occupancy_cache occ;
+        const int per_sm = occ.get(L, (const void *)k_xsegtiles<T>);
         const size_t ntot = (n + kXTile - 1) / kXTile;
         const size_t most = ntot < kXPassTiles ? ntot : kXPassTiles;
         WRCUDA_TRY(grow(L, L.xscan, &L.xscan_cap, (most + kXGroup) * kAccBytes, false,
                         "reproducible scan accumulators", err));
         wrx_acc *xa = (wrx_acc *)L.xscan, *xg = xa + most;
         wrx_acc *cout = carry_out ? carry_out : (wrx_acc *)exact_carry(L, 0);
-        const size_t cap = (size_t)L.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+        const size_t cap = (size_t)L.sms * (size_t)per_sm;
         const size_t pass = kXPassTiles * kXTile;
         for (size_t p = 0; p < n; p += pass) {
             const size_t len = n - p < pass ? n - p : pass;

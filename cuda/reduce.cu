@@ -70,10 +70,10 @@ struct reduce_fn {
     template <wr_op O, typename T>
     static wr_status run(strand &S, const void *in, size_t n, void *dst, const void *carry, done_sig ds, char *err)
     {
-        static std::atomic<int> per_sm{0};
+        static occupancy_cache occ;
         auto k = k_reduce<O, T>;
-        if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
-        unsigned g = reduce_grid(n, sizeof(T), S.sms, per_sm.load(std::memory_order_relaxed), true);
+        const int per_sm = occ.get(S, (const void *)k);
+        unsigned g = reduce_grid(n, sizeof(T), S.sms, per_sm, true);
         k<<<g, kThreads, 0, S.st>>>((const T *)in, n, (T *)S.part, S.ctr, (T *)dst, (const T *)carry, ds);
         WRCUDA_CKLAUNCH("reduce kernel launch");
         return WR_SUCCESS;
@@ -249,12 +249,12 @@ struct argext_fn {
     static wr_status run(strand &S, const void *in, size_t n, int mode, size_t base, void *dst,
                          const void *carry, size_t *idx_out, void *val_out, done_sig ds, char *err)
     {
-        static std::atomic<int> per_sm{0};
+        static occupancy_cache occ;
         auto k = mode == kArgMax ? k_argext<kArgMax, T> : k_argext<kArgMin, T>;
         if constexpr (std::is_floating_point<T>::value)
             if (mode == kArgAbsMax) k = k_argext<kArgAbsMax, T>;
-        if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
-        unsigned g = reduce_grid(n, sizeof(T), S.sms, per_sm.load(std::memory_order_relaxed), false);
+        const int per_sm = occ.get(S, (const void *)k);
+        unsigned g = reduce_grid(n, sizeof(T), S.sms, per_sm, false);
         k<<<g, kThreads, 0, S.st>>>((const T *)in, n, base, (apair<T> *)S.part, S.ctr,
                                     (apair<T> *)dst, (const apair<T> *)carry, idx_out, (T *)val_out, ds);
         WRCUDA_CKLAUNCH("argext kernel launch");

@@ -329,12 +329,12 @@ template <wr_op O, typename T, int R>
 wr_status launch_rows(strand &S, const T *in, T *out, size_t rows, size_t nv, unsigned G, unsigned m, done_sig ds,
                       char *err)
 {
-    static std::atomic<int> per_sm{0};
+    static occupancy_cache occ;
     auto k = k_rows_group<O, T, R>;
-    if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k));
+    const int per_sm = occ.get(S, (const void *)k);
     const size_t wpb = kThreads / 32;
     const size_t units = (rows + (32 / G) * R - 1) / ((32 / G) * R);      /* warp batches */
-    const size_t most = (size_t)S.sms * (size_t)per_sm.load(std::memory_order_relaxed) * wpb;
+    const size_t most = (size_t)S.sms * (size_t)per_sm * wpb;
     const size_t rounds = (units + most - 1) / most;
     const size_t warps = (units + rounds - 1) / rounds;
     k<<<(unsigned)((warps + wpb - 1) / wpb), kThreads, 0, S.st>>>(in, out, rows, nv, G, m, ds, S.ctr + 3);
@@ -452,10 +452,10 @@ wr_status reserve_segments(strand &S, char *err)
 wr_status launch_check_offsets(strand &S, const size_t *off, size_t nseg, size_t *dst, char *err)
 {
     static_assert(sizeof(size_t) == sizeof(uint64_t), "offsets are 64-bit");
-    static std::atomic<int> per_sm{0};
-    if (per_sm.load(std::memory_order_relaxed) == 0) per_sm.store(blocks_per_sm((const void *)k_check_offsets));
+    static occupancy_cache occ;
+    const int per_sm = occ.get(S, (const void *)k_check_offsets);
     size_t g = (nseg + kThreads - 1) / kThreads;
-    const size_t fill = (size_t)S.sms * (size_t)per_sm.load(std::memory_order_relaxed);
+    const size_t fill = (size_t)S.sms * (size_t)per_sm;
     if (g > fill) g = fill;
     if (g > kMaxGrid) g = kMaxGrid;
     k_check_offsets<<<(unsigned)g, kThreads, 0, S.st>>>(off, nseg, (uint64_t *)S.part, S.ctr, dst);

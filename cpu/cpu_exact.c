@@ -147,11 +147,7 @@ static int fast_f32(const float *x, size_t n, double *h)
     size_t i;
     int j, bad = 0;
     for (i = 0; i < n; i += XLANES)
-        for (j = 0; j < XLANES; j++) {
-            double s;
-            bad |= !wrx_add_exact(h[j], x[i + j], &s);
-            h[j] = s;
-        }
+        for (j = 0; j < XLANES; j++) bad |= !wrx_front_f32(&h[j], x[i + j]);
     return bad;
 }
 
@@ -160,13 +156,7 @@ static int fast_f64(const double *x, size_t n, double *h, double *l)
     size_t i;
     int j, bad = 0;
     for (i = 0; i < n; i += XLANES)
-        for (j = 0; j < XLANES; j++) {
-            double s, e, t;
-            wrx_two_sum(h[j], x[i + j], &s, &e);
-            bad |= !wrx_add_exact(l[j], e, &t);
-            h[j] = s;
-            l[j] = t;
-        }
+        for (j = 0; j < XLANES; j++) bad |= !wrx_front_f64(&h[j], &l[j], x[i + j]);
     return bad;
 }
 
@@ -206,9 +196,9 @@ static void careful_f32(const float *x, size_t n, struct xsum *s)
 {
     size_t i;
     for (i = 0; i < n; i++) {
-        double t;
         const int j = (int)(i % XLANES);
-        if (wrx_add_exact(s->h[j], x[i], &t)) s->h[j] = t;
+        double h = s->h[j];
+        if (wrx_front_f32(&h, x[i])) s->h[j] = h;
         else xsum_slow(s, x[i]);
     }
 }

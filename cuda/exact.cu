@@ -63,11 +63,7 @@ __device__ __forceinline__ bool fpe_try(fpe<float> &a, const float *x)
     double s = a.h;
     bool ok = true;
 #pragma unroll
-    for (int j = 0; j < V; j++) {
-        double t;
-        ok &= wrx_add_exact(s, (double)x[j], &t);
-        s = t;
-    }
+    for (int j = 0; j < V; j++) ok &= wrx_front_f32(&s, (double)x[j]);
     if (ok) a.h = s;
     return ok;
 }
@@ -77,6 +73,8 @@ __device__ __forceinline__ bool fpe_try(fpe<double> &a, const double *x)
 {
     double h = a.h, l = a.l;
     bool ok = true;
+    /* wrx_front_f64 written out: through it, nvcc orders the pair's
+     * moves differently (the same arithmetic, other PTX) */
 #pragma unroll
     for (int j = 0; j < V; j++) {
         double s, e, t;

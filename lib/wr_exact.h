@@ -14,7 +14,7 @@
  *   wr_exact_acc.h    the accumulator (wrx_acc) and the rounding;
  *   wr_exact_front.h  the verified front end: a double, or a double pair,
  *                     whose every addition is checked exact, and its
- *                     rounding;
+ *                     rounding (the same steps in every backend);
  *   wr_exact_scan.h   a scan's state (struct wrx_scan): a correctly
  *                     rounded prefix at every element.
  */

@@ -48,14 +48,40 @@ WR_HD void wrx_two_sum(double a, double b, double *s, double *e)
     *e = (a - (t - bb)) + (b - bb);
 }
 
+/*
+ * The front end, one element at a time: a float data path keeps a double h,
+ * a double data path a pair (h, l).  Each returns 1 when the addition was
+ * verified exact; on 0, h (and l) hold rounded values, and the caller goes
+ * back to its last verified state (or adds the elements to an
+ * accumulator).  The cpu, omptarget and cuda backends all sum through
+ * these, so what counts as verified is the same everywhere.
+ */
+WR_HD int wrx_front_f32(double *h, double x)
+{
+    double s;
+    const int ok = wrx_add_exact(*h, x, &s);
+    *h = s;
+    return ok;
+}
+
+WR_HD int wrx_front_f64(double *h, double *l, double x)
+{
+    double s, e, t;
+    int ok;
+    wrx_two_sum(*h, x, &s, &e);
+    ok = wrx_add_exact(*l, e, &t);
+    *h = s;
+    *l = t;
+    return ok;
+}
+
 /* Add x to a pair (h, l) exactly (double data): h by TwoSum, its error into
  * l, verified.  Returns 0, leaving the pair as it was, when that could not
  * be verified: the caller then adds x to an accumulator. */
 WR_HD int wrx_pair_add(double *h, double *l, double x)
 {
-    double s, e, t;
-    wrx_two_sum(*h, x, &s, &e);
-    if (!wrx_add_exact(*l, e, &t)) return 0;
+    double s = *h, t = *l;
+    if (!wrx_front_f64(&s, &t, x)) return 0;
     *h = s;
     *l = t;
     return 1;

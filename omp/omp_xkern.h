@@ -54,13 +54,8 @@ static inline size_t wro_xsum_lanes(size_t n)
         int b = 0;                                                                     \
         for (size_t j = 0; j < cnt; j++) {                                             \
             const double v = (double)x[first + j * stride];                            \
-            if (IS_F64) {                                                              \
-                b |= !wrx_pair_add(&H, &L, v);                                         \
-            } else {                                                                   \
-                double s;                                                              \
-                b |= !wrx_add_exact(H, v, &s);                                         \
-                H = s;                                                                 \
-            }                                                                          \
+            if (IS_F64) b |= !wrx_front_f64(&H, &L, v);                                \
+            else b |= !wrx_front_f32(&H, v);                                           \
         }                                                                              \
         *h = H;                                                                        \
         *l = L;                                                                        \

@@ -365,7 +365,7 @@ static void check_bad_offsets(void)
     ok(st == WR_SUCCESS, "decreasing offsets on the device, queued: WR_SUCCESS at first (%s)", wr_context_error(gpu));
     CK(cudaStreamSynchronize(S1));      /* the caller's own wait: the kernel has run */
     st = wr_reduce(gpu, din, dres, n, WR_INT32, WR_SUM);
-    ok(st == WR_ERR_INVALID_ARG && strstr(wr_context_error(gpu), "decreasing offsets") != NULL,
+    ok(st == WR_ERR_INVALID_ARG && strstr(wr_context_error(gpu), "found bad offsets") != NULL,
        "the next call reports them (WR_ERR_INVALID_ARG): \"%s\"", wr_context_error(gpu));
     CK(cudaStreamSynchronize(S1));
     CK(cudaMemcpy(&got, dres, 4, cudaMemcpyDeviceToHost));

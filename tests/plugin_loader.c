@@ -32,6 +32,7 @@
  *  - WARPRED_BACKEND=cpu / cuda override the request with the plugin present.
  */
 #include <errno.h>
+#include <limits.h>
 #include <pwd.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -199,13 +200,14 @@ static char *good_copy(char *dir)
 /* Each way a plugin directory can hold something unusable. */
 static void refusals(void)
 {
-    char *top = tf_tmpdir(WR_TEST_BUILDDIR "/tests", "plugin_loader"), *d, *f, *real;
+    static char real[PATH_MAX];
+    char *top = tf_tmpdir(WR_TEST_BUILDDIR "/tests", "plugin_loader"), *d, *f;
     struct passwd *pw = getpwnam("nobody");
     int root = geteuid() == 0;
 
     /* the loader names directories by their real path (the build tree may
      * be reached through a symbolic link) */
-    if ((real = realpath(top, NULL)) != NULL) top = real;
+    if (realpath(top, real) != NULL) top = real;
 
     refused("no plugin file", tf_mkdir(top, "empty", 0700), "not found", 1);
     refused("wrong ABI number", tf_stage_plugin(WR_TEST_BUILDDIR, "fake_abi"), "ABI", 0);

@@ -196,14 +196,16 @@ if want omptarget; then
     if [ -f "$here/plugins/warpred_omptarget.so" ]; then
         run_one "omptarget omptarget_xval" 240 omp-xval.log "$here/bin/omptarget_xval"
         if ! grep -q '^omptarget omptarget_xval *ok' "$summary"; then
-            # which kernel: libgomp's debug output names every launch
-            t=$(( $(left) / 3 )); [ "$t" -le 90 ] || t=90
+            # which kernel and which call, at the sizes that failed: libgomp's
+            # debug output names every launch, WR_TEST_TRACE every call that
+            # returned, memcheck the faulting access
+            t=$(( $(left) / 3 )); [ "$t" -le 240 ] || t=240
             if [ "$t" -gt 10 ]; then
-                timeout -k 5 "$t" env GOMP_DEBUG=1 WR_TEST_MAX_N=70000 "$here/bin/omptarget_xval" 2>&1 |
+                timeout -k 5 "$t" env GOMP_DEBUG=1 WR_TEST_TRACE=1 "$here/bin/omptarget_xval" 2>&1 |
                     grep -a -v '^ok ' | tail -n 400 > "$logs/logs/omp-xval-gompdebug.log"
                 keep omp-xval-gompdebug.log
-                timeout -k 5 "$t" compute-sanitizer --tool memcheck --print-limit 20 env WR_TEST_MAX_N=70000 \
-                    "$here/bin/omptarget_xval" 2>&1 | grep -a -v '^ok ' | head -n 400 > "$logs/logs/omp-xval-memcheck.log"
+                timeout -k 5 "$t" compute-sanitizer --tool memcheck --print-limit 20 env WR_TEST_TRACE=1 \
+                    "$here/bin/omptarget_xval" 2>&1 | grep -a -v '^ok ' | tail -n 400 > "$logs/logs/omp-xval-memcheck.log"
                 keep omp-xval-memcheck.log
             fi
         fi

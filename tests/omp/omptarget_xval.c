@@ -52,6 +52,8 @@
  * buffers, decreasing offsets in device memory).
  *
  * WR_TEST_MAX_N caps the sizes (default 2^26, in a sanitizer build 2^22).
+ * WR_TEST_TRACE (set) names each call on stderr as it returns: the results
+ * print at the end, so a run that dies in a kernel says nothing else.
  */
 #include <math.h>
 #include <stdio.h>
@@ -224,6 +226,9 @@ static int same_elems(const void *want, const void *got, size_t n, wr_type t, ch
 
 static int call_ok(tu_tally *tl, wr_context *c, wr_status st, const char *what)
 {
+    static int trace = -1;
+    if (trace < 0) trace = getenv("WR_TEST_TRACE") != NULL;
+    if (trace) fprintf(stderr, "# returned: %s\n", what);     /* where a run that dies got to */
     if (!tu_expect(tl, st == WR_SUCCESS, "%s: %s: %s", what, wr_status_string(st), wr_context_error(c))) return 0;
     return tu_expect(tl, wr_context_last_backend(c) == WR_BACKEND_OPENMP_TARGET, "%s: ran on backend %d", what,
                      (int)wr_context_last_backend(c));
